@@ -51,8 +51,8 @@ def test_warm_start_from_a_directory_copies_all_trainable_variables(source, tmp_
         np.testing.assert_array_equal(start[name], src[name], err_msg=name)
     est.train(input_fn(), steps=1)
     assert int(est.get_variable_value("global_step")) == 1  # the global step is not warm-started
-    assert not np.array_equal(est.get_variable_value("Adagrad/variables.0.accumulator"),
-                              src["Adagrad/variables.0.accumulator"])
+    assert not np.array_equal(est.get_variable_value("hidden/kernel/Adagrad"),
+                              src["hidden/kernel/Adagrad"])
 
 
 def test_warm_start_from_a_checkpoint_path_and_settings(source, tmp_path):

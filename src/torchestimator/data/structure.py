@@ -165,7 +165,7 @@ def _array_component(arr: np.ndarray, where: str) -> Any:
         return out if out.ndim else out.item()
     if kind == "O":
         flat = arr.reshape(-1)
-        if builtins.all(isinstance(v, str) for v in flat):
+        if set(map(type, flat)) <= {str}:
             return arr if arr.ndim else arr.item()
         if builtins.all(isinstance(v, (str, bytes)) for v in flat):
             out = np.array([v.decode("utf-8") if isinstance(v, bytes) else v for v in flat],

@@ -2,7 +2,11 @@
 step, and their checkpoints (through the one checkpoint format in `_engine`).
 
 Variables are named `<layer name>/<path inside the layer>` (`dense/kernel`,
-`sequential/dense_1/bias`); optimizer state lives under `<optimizer name>/`.
+`sequential/dense_1/bias`); optimizer state is named as TF 2.15's Estimator
+names it: `training/<optimizer name>/<variable>/<slot>` (`training/Adagrad/
+dnn/logits/kernel/accumulator`), `training/<optimizer name>/iter` and
+`.../learning_rate`; TF1's optimizers (`tf.compat.v1.train`) name slots
+`<variable>/<optimizer name>` (`.../kernel/Adagrad`, Ftrl's `Ftrl` and `Ftrl_1`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,34 @@ from torchestimator._engine.object_scope import ObjectScope
 logger = logging.getLogger("torchestimator")
 
 GLOBAL_STEP = "global_step"
+OPTIMIZER_SCOPE = "training"
+
+
+def _rename_paths(skeleton: Any, renames: dict[str, str]) -> Any:
+    """`skeleton` with its tensor paths replaced by `renames[path]`."""
+    if isinstance(skeleton, dict):
+        if "__tensor__" in skeleton:
+            return {**skeleton, "__tensor__": renames[skeleton["__tensor__"]]}
+        return {k: _rename_paths(v, renames) for k, v in skeleton.items()}
+    if isinstance(skeleton, list):
+        return [_rename_paths(v, renames) for v in skeleton]
+    return skeleton
+
+
+def _checkpoint_name(path: str, prefix: str, opt: Any, variable_names: list[str]) -> str:
+    """TF's name of an optimizer state entry (`variables.3.accumulator` is slot `accumulator` of the
+    optimizer's variable 3): `training/<prefix>/<variable>/<slot>` as TF 2.15's Estimator (Keras
+    optimizers) names it, `<variable>/<prefix>` as TF1's optimizers do; the optimizer's own
+    state (`iter`, `learning_rate`) under `training/<prefix>/` (`<prefix>/` for TF1's)."""
+    v1 = hasattr(opt, "_v1_slot_names")
+    scope = prefix if v1 else f"{OPTIMIZER_SCOPE}/{prefix}"
+    parts = path.split(".")
+    if parts[0] == "iterations":
+        return f"{scope}/iter"
+    if parts[0] == "variables" and len(parts) == 3 and parts[1].isdigit() and int(parts[1]) < len(variable_names):
+        slot = f"{variable_names[int(parts[1])]}/{opt.checkpoint_slot_name(parts[2])}"
+        return slot if v1 else f"{scope}/{slot}"
+    return "/".join([scope, *parts])
 
 
 class ModelState:
@@ -94,15 +126,29 @@ class ModelState:
     # ------------------------------------------------------------------ saving
     def tensors_and_extra(self, extra: dict | None = None) -> tuple[dict, dict]:
         """Returns the checkpoint's tensors and its JSON metadata."""
-        tensors = {name: t.detach() for name, t in self.named_variables().items()}
-        meta: dict[str, Any] = {"optimizers": {}}
+        variables = self.named_variables()
+        tensors = {name: t.detach() for name, t in variables.items()}
+        name_of = {id(t): name for name, t in variables.items()}
+        meta: dict[str, Any] = {"optimizers": {}, "optimizer_names": "tf"}
         for prefix, opt in self._optimizer_prefixes():
             if not getattr(opt, "_built", False):
                 continue
-            opt_tensors, skeleton = state_io.flatten_state(opt.state_dict())
-            for key, value in opt_tensors.items():
-                tensors[f"{prefix}/{key}"] = value
-            meta["optimizers"][prefix] = skeleton
+            state = dict(opt.state_dict())
+            state["iterations"] = torch.tensor(int(state["iterations"]), dtype=torch.int64)
+            if isinstance(state.get("learning_rate"), float):
+                state["learning_rate"] = torch.tensor(state["learning_rate"], dtype=torch.float64)  # exact on resume
+            opt_tensors, skeleton = state_io.flatten_state(state)
+            variable_names = [name_of.get(id(v), f"variables/{i}") for i, v in enumerate(opt._vars)]
+            renames = {path: _checkpoint_name(path, prefix, opt, variable_names) for path in opt_tensors}
+            for path, value in opt_tensors.items():
+                name = renames[path]
+                if name in tensors:
+                    raise ValueError(
+                        f"Optimizer {prefix!r} would write checkpoint variable {name!r}, which another "
+                        "variable already has; give the optimizers distinct names."
+                    )
+                tensors[name] = value
+            meta["optimizers"][prefix] = _rename_paths(skeleton, renames)
         rng_tensors, rng_meta = rng_state()
         tensors.update(rng_tensors)
         meta["rng"] = rng_meta
@@ -141,7 +187,10 @@ class ModelState:
             skeleton = extra.get("optimizers", {}).get(prefix)
             if skeleton is None:
                 continue
-            sub = {k[len(prefix) + 1:]: v for k, v in tensors.items() if k.startswith(prefix + "/")}
+            if extra.get("optimizer_names") == "tf":  # the skeleton holds the checkpoint names
+                sub = tensors
+            else:  # written before TF's names: `<prefix>/<path>`
+                sub = {k[len(prefix) + 1:]: v for k, v in tensors.items() if k.startswith(prefix + "/")}
             if not getattr(opt, "_built", False):
                 continue
             opt.load_state_dict(state_io.unflatten_state(sub, skeleton))

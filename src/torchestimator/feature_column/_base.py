@@ -23,6 +23,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 
 
@@ -41,6 +42,8 @@ class SparseIds:
         batch_size: the number of examples.
         width: the padded number of positions per example (max position + 1 or
             the input's second dimension).
+        id_bound: when known, every id is in [0, id_bound) (lets a lookup skip
+            its range check); None when unknown.
     """
 
     ids: torch.Tensor
@@ -48,15 +51,46 @@ class SparseIds:
     cols: torch.Tensor
     batch_size: int
     width: int
+    id_bound: int | None = None
+
+    @property
+    def one_per_row(self) -> bool:
+        """True when every example has exactly one id (then `rows` is 0..batch_size-1)."""
+        return self.width == 1 and self.ids.shape[0] == self.batch_size
+
+    @classmethod
+    def from_dense(
+        cls, ids: np.ndarray, batch_size: int, width: int, missing: int, num_buckets: int | None = None
+    ) -> SparseIds:
+        """Returns the ids of a dense [batch_size, width] layout (row-major int64 `ids`) without the
+        `missing` ones; `num_buckets` is the column's, when no present id is >= it."""
+        present = ids != missing
+        if present.all():
+            rows, cols = dense_layout(batch_size, width)
+        else:
+            index = np.nonzero(present)[0]
+            ids = ids[index]
+            rows, cols = torch.from_numpy(index // width), torch.from_numpy(index % width)
+        bound = num_buckets if num_buckets is not None and (ids.size == 0 or ids.min() >= 0) else None
+        return cls(torch.from_numpy(ids), rows, cols, batch_size, width, bound)
 
     def with_ids(self, ids: torch.Tensor) -> SparseIds:
         """Returns the same layout with other ids (one per existing entry)."""
         return SparseIds(ids, self.rows, self.cols, self.batch_size, self.width)
 
+    def ids_within(self, num_rows: int) -> bool:
+        """True when every id is in [0, num_rows) (checked on the tensor unless `id_bound` says so)."""
+        if self.id_bound is not None and self.id_bound <= num_rows:
+            return True
+        if self.ids.numel() == 0:
+            return True
+        low, high = torch.aminmax(self.ids)
+        return bool(low >= 0) and bool(high < num_rows)
+
     def select(self, mask: torch.Tensor) -> SparseIds:
         """Returns only the entries where `mask` (bool [nnz]) is True."""
         return SparseIds(
-            self.ids[mask], self.rows[mask], self.cols[mask], self.batch_size, self.width
+            self.ids[mask], self.rows[mask], self.cols[mask], self.batch_size, self.width, self.id_bound
         )
 
     def to(self, device: torch.device | str | None) -> SparseIds:
@@ -65,8 +99,22 @@ class SparseIds:
             return self
         return SparseIds(
             self.ids.to(device), self.rows.to(device), self.cols.to(device),
-            self.batch_size, self.width,
+            self.batch_size, self.width, self.id_bound,
         )
+
+
+_LAYOUTS: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+def dense_layout(batch_size: int, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The (rows, cols) of every position of a dense [batch_size, width] layout (shared, read-only)."""
+    layout = _LAYOUTS.get((batch_size, width))
+    if layout is None:
+        index = torch.arange(batch_size * width)
+        layout = (index // width, index % width)
+        if len(_LAYOUTS) < 64:
+            _LAYOUTS[(batch_size, width)] = layout
+    return layout
 
 
 class IdWeightPair(NamedTuple):
@@ -143,6 +191,10 @@ class FeatureColumn(abc.ABC):
     @property
     def _is_v2_column(self) -> bool:
         return True
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Copies and pickles keep the configuration, not the per-value lookup memo.
+        return {k: v for k, v in self.__dict__.items() if k != "_ids_memo"}
 
 
 class DenseColumn(FeatureColumn):

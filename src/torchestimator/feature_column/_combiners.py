@@ -61,6 +61,10 @@ def safe_embedding_lookup(
     """
     device = table.device
     sp = sp.to(device)
+    if weights is None and max_norm is None and sp.one_per_row and sp.ids_within(table.shape[0]):
+        # One id per example: every combiner gives the looked-up row itself.
+        out = F.embedding(sp.ids, table)
+        return out.reshape(sp.batch_size, 1, table.shape[1]) if per_step else out
     if weights is not None:
         weights = weights.to(device=device, dtype=table.dtype)
     sp, weights = _valid_entries(sp, weights, combiner, table.shape[0])
@@ -113,6 +117,9 @@ def indicator(
     """
     sp = sp.to(device)
     dev = sp.ids.device
+    if weights is None and sp.one_per_row and sp.ids_within(num_buckets):
+        out = F.one_hot(sp.ids, num_buckets).to(torch.float32)
+        return out.reshape(sp.batch_size, 1, num_buckets) if per_step else out
     keep = (sp.ids >= 0) & (sp.ids < num_buckets)
     ids, rows, cols = sp.ids[keep], sp.rows[keep], sp.cols[keep]
     if weights is None:

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from torchestimator.feature_column import _inputs
+from torchestimator.feature_column import _inputs, _string_memo
 
 _LAST_BATCH = threading.local()
 
@@ -106,6 +106,16 @@ class FeatureTransformationCache:
                 raw = _inputs.drop_missing_values(full)
                 self._cache[("\0raw", key, True)] = raw
         return _inputs.check_raw_kind(raw, want_string, column, key)
+
+    def dense_strings(self, key: str, column: str) -> _string_memo.DenseStrings | None:
+        """Returns raw feature `key` as `DenseStrings` when it is a dense numpy array of str, else None.
+
+        Read once per batch and feature (see `_string_memo.dense_strings`).
+        """
+        cache_key = ("\0strings", key)
+        if cache_key not in self._cache:
+            self._cache[cache_key] = _string_memo.dense_strings(self.raw(key, column))
+        return self._cache[cache_key]
 
     def batch_size(self, key: str, column: str) -> int | None:
         """Returns the number of examples of raw feature `key` (None for a scalar)."""

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import torch
 
 from torchestimator import _dtypes, _hashing
-from torchestimator.feature_column import _inputs, serialization
+from torchestimator.feature_column import _inputs, _string_memo, serialization
 from torchestimator.feature_column._base import (
     CategoricalColumn,
     IdWeightPair,
@@ -57,6 +57,21 @@ def _sparse_from_raw(raw: _inputs.RawSparse, ids: np.ndarray) -> SparseIds:
 
 def _read_raw(column: Any, transformation_cache: Any) -> _inputs.RawSparse:
     return transformation_cache.raw_sparse(column.key, column.name, column.dtype is _dtypes.string)
+
+
+def _memoized_ids(column: Any, transformation_cache: Any) -> SparseIds | None:
+    """The ids of a dense string feature from the column's per-value memo; None when it does not apply."""
+    if column.dtype is not _dtypes.string:
+        return None
+    strings = transformation_cache.dense_strings(column.key, column.name)
+    if strings is None:
+        return None
+    ids = column._ids_memo.lookup(strings.values)
+    if ids is None:
+        return None
+    return SparseIds.from_dense(
+        ids, strings.batch_size, strings.width, _string_memo.MISSING, column.num_buckets
+    )
 
 
 class _CategoricalBase(CategoricalColumn):
@@ -180,9 +195,18 @@ class HashedCategoricalColumn(_CategoricalBase):
 
     def transform_feature(self, transformation_cache: Any, state_manager: Any) -> SparseIds:
         """Returns `Fingerprint64(str(value)) % hash_bucket_size` for every present value."""
+        memoized = _memoized_ids(self, transformation_cache)
+        if memoized is not None:
+            return memoized
         raw = _read_raw(self, transformation_cache)
         ids = (_inputs.fingerprints(raw) % np.uint64(self.hash_bucket_size)).astype(np.int64)
         return _sparse_from_raw(raw, ids)
+
+    @functools.cached_property
+    def _ids_memo(self) -> _string_memo.StringMemo:
+        return _string_memo.StringMemo(
+            lambda strings: _hashing.hash_bucket(strings, self.hash_bucket_size)
+        )
 
 
 def categorical_column_with_hash_bucket(
@@ -200,9 +224,9 @@ def categorical_column_with_hash_bucket(
     return HashedCategoricalColumn(key, hash_bucket_size, dtype)
 
 
-def _lookup(raw: _inputs.RawSparse, vocab: pa.Array, num_oov_buckets: int, default_value: int) -> np.ndarray:
-    values = raw.values
-    if not raw.is_string:
+def _lookup(values: Any, vocab: pa.Array, num_oov_buckets: int, default_value: int) -> np.ndarray:
+    """Returns the vocabulary index of each of `values` (Arrow strings, or int64 numbers), or its OOV id."""
+    if not isinstance(values, pa.Array):
         values = pa.array(values, type=pa.int64())
     found = pc.index_in(values, value_set=vocab)
     ids = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -240,9 +264,19 @@ class _VocabularyBase(_CategoricalBase):
 
     def transform_feature(self, transformation_cache: Any, state_manager: Any) -> SparseIds:
         """Returns each value's index in the vocabulary; OOV values get TF's OOV id."""
+        memoized = _memoized_ids(self, transformation_cache)
+        if memoized is not None:
+            return memoized
         raw = _read_raw(self, transformation_cache)
+        return _sparse_from_raw(raw, self._ids_of(raw.values))
+
+    def _ids_of(self, values: Any) -> np.ndarray:
         default = -1 if self.default_value is None else int(self.default_value)
-        return _sparse_from_raw(raw, _lookup(raw, self._vocab_array, self.num_oov_buckets, default))
+        return _lookup(values, self._vocab_array, self.num_oov_buckets, default)
+
+    @functools.cached_property
+    def _ids_memo(self) -> _string_memo.StringMemo:
+        return _string_memo.StringMemo(self._ids_of)
 
 
 @serialization.register_column

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from torchestimator import _hashing
-from torchestimator.feature_column import _inputs, serialization
+from torchestimator.feature_column import _inputs, _string_memo, serialization
 from torchestimator.feature_column._base import (
     CategoricalColumn,
     IdWeightPair,
@@ -38,8 +38,18 @@ def _leaf_keys(keys: tuple) -> list[Any]:
     return out
 
 
-def _cross(inputs: list[tuple[np.ndarray, np.ndarray]], batch: int, hash_key: int, buckets: int):
-    """Cartesian product per example of the (hashes, rows) inputs, hashed; rows ascending."""
+def _cross(inputs: list[tuple[np.ndarray, np.ndarray | None]], batch: int, hash_key: int, buckets: int):
+    """Cartesian product per example of the (hashes, rows) inputs, hashed; rows ascending.
+
+    `rows` None means one value per example (then the cross is elementwise).
+    """
+    if all(rows is None for _, rows in inputs):
+        cur_hash = np.full(batch, np.uint64(hash_key), dtype=np.uint64)
+        for hashes, _ in inputs:
+            cur_hash = _hashing.fingerprint_cat64(cur_hash, hashes)
+        ids = (cur_hash % np.uint64(buckets)).astype(np.int64)
+        return ids, np.arange(batch, dtype=np.int64), np.zeros(batch, dtype=np.int64), 1 if batch else 0
+    inputs = [(h, np.arange(batch, dtype=np.int64) if rows is None else rows) for h, rows in inputs]
     cur_hash = np.full(batch, np.uint64(hash_key), dtype=np.uint64)
     cur_rows = np.arange(batch, dtype=np.int64)
     for hashes, rows in inputs:
@@ -125,11 +135,16 @@ class CrossedColumn(CategoricalColumn):
 
     def transform_feature(self, transformation_cache: Any, state_manager: Any) -> SparseIds:
         """Returns the hashed crosses of every example."""
-        sparse_inputs: list[tuple[np.ndarray, np.ndarray]] = []
-        dense_inputs: list[tuple[np.ndarray, np.ndarray]] = []
+        sparse_inputs: list[tuple[np.ndarray, np.ndarray | None]] = []
+        dense_inputs: list[tuple[np.ndarray, np.ndarray | None]] = []
         batch_sizes: dict[str, int] = {}
         for key in _leaf_keys(self.keys):
             if isinstance(key, str):
+                hashes = _dense_string_fingerprints(transformation_cache, key, self.name)
+                if hashes is not None:
+                    dense_inputs.append(hashes[:2])
+                    batch_sizes[key] = hashes[2]
+                    continue
                 raw = transformation_cache.raw_sparse(key, self.name, None, drop_missing=False)
                 if raw.is_string:
                     hashes = _inputs.fingerprints(raw)
@@ -146,7 +161,8 @@ class CrossedColumn(CategoricalColumn):
                     )
                 sp = pair.id_tensor
                 ids = sp.ids.detach().cpu().numpy().astype(np.int64)
-                sparse_inputs.append((ids.view(np.uint64), sp.rows.detach().cpu().numpy()))
+                rows = None if sp.one_per_row else sp.rows.detach().cpu().numpy()
+                sparse_inputs.append((ids.view(np.uint64), rows))
                 batch_sizes[key.name] = sp.batch_size
         if len(set(batch_sizes.values())) > 1:
             raise ValueError(
@@ -159,12 +175,29 @@ class CrossedColumn(CategoricalColumn):
             sparse_inputs + dense_inputs, batch, hash_key, self.hash_bucket_size
         )
         return SparseIds(
-            torch.from_numpy(ids), torch.from_numpy(rows), torch.from_numpy(cols), batch, width
+            torch.from_numpy(ids), torch.from_numpy(rows), torch.from_numpy(cols), batch, width,
+            self.hash_bucket_size,
         )
 
     def get_sparse_tensors(self, transformation_cache: Any, state_manager: Any) -> IdWeightPair:
         """Returns `IdWeightPair(crossed ids, None)`."""
         return IdWeightPair(transformation_cache.get(self, state_manager), None)
+
+
+def _dense_string_fingerprints(
+    transformation_cache: Any, key: str, column: str
+) -> tuple[np.ndarray, np.ndarray | None, int] | None:
+    """(Fingerprint64 of each value, rows or None for one per example, batch size) of a dense
+    string feature, from the shared memo; None when the feature is not a dense array of str."""
+    strings = transformation_cache.dense_strings(key, column)
+    if strings is None:
+        return None
+    hashes = _string_memo.FINGERPRINTS.lookup(strings.values)
+    if hashes is None:
+        return None
+    width = strings.width
+    rows = None if width == 1 else np.arange(len(hashes), dtype=np.int64) // width
+    return hashes, rows, strings.batch_size
 
 
 def _string_dtype() -> Any:

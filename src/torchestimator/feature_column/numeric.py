@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -18,6 +19,7 @@ from torchestimator.feature_column._base import (
     IdWeightPair,
     SparseIds,
     check_key,
+    dense_layout,
 )
 from torchestimator.feature_column.parse_spec import FixedLenFeature
 
@@ -287,8 +289,14 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
         """Returns the bucket index (int64) of every element, [batch, *source_shape]."""
         source = transformation_cache.get(self.source_column, state_manager)
         # TF compares float32 inputs with float32 boundaries; so do we.
-        bounds = torch.tensor(self.boundaries, dtype=torch.float32, device=source.device)
+        bounds = self._boundaries_tensor
+        if bounds.device != source.device:
+            bounds = bounds.to(source.device)
         return torch.bucketize(source.to(torch.float32).contiguous(), bounds, right=True)
+
+    @functools.cached_property
+    def _boundaries_tensor(self) -> torch.Tensor:
+        return torch.tensor(self.boundaries, dtype=torch.float32)
 
     def get_dense_tensor(self, transformation_cache: Any, state_manager: Any) -> torch.Tensor:
         """Returns the one-hot float32 [batch, *source_shape, len(boundaries)+1]."""
@@ -301,11 +309,17 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
         batch = buckets.shape[0]
         dim = math.prod(self.source_column.shape)
         flat = buckets.reshape(batch, dim)
-        offsets = torch.arange(dim, device=flat.device) * (len(self.boundaries) + 1)
-        ids = (flat + offsets).reshape(-1)
-        rows = torch.arange(batch, device=flat.device).repeat_interleave(dim)
-        cols = torch.arange(dim, device=flat.device).repeat(batch)
-        return IdWeightPair(SparseIds(ids, rows, cols, batch, dim), None)
+        if dim == 1:
+            ids = flat.reshape(-1)
+        else:
+            offsets = torch.arange(dim, device=flat.device) * (len(self.boundaries) + 1)
+            ids = (flat + offsets).reshape(-1)
+        if flat.device.type == "cpu":
+            rows, cols = dense_layout(batch, dim)
+        else:
+            rows = torch.arange(batch, device=flat.device).repeat_interleave(dim)
+            cols = torch.arange(dim, device=flat.device).repeat(batch)
+        return IdWeightPair(SparseIds(ids, rows, cols, batch, dim, self.num_buckets), None)
 
 
 def bucketized_column(source_column: NumericColumn, boundaries: Iterable[float]) -> BucketizedColumn:

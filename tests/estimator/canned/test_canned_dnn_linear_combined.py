@@ -35,8 +35,10 @@ def test_mixed_table_quality_and_names(tmp_path, mixed_table, mixed_feature_colu
     for name in ("dnn/hiddenlayer_0/kernel", "dnn/logits/bias", "linear/linear_model/bias_weights"):
         assert name in names
     assert any(n.startswith("dnn/input_from_feature_columns/input_layer/city_embedding") for n in names)
-    optimizer_slots = {n.split("/")[0] for n in names if "accumulator" in n}
-    assert optimizer_slots == {"Adagrad", "Ftrl"}
+    # TF's slot names: training/<optimizer>/<variable>/<slot>; each optimizer holds its own part's
+    optimizer_slots = {(n.split("/")[1], n.split("/")[2]) for n in names if n.endswith("/accumulator")}
+    assert optimizer_slots == {("Adagrad", "dnn"), ("Ftrl", "linear")}
+    assert "training/Ftrl/linear/linear_model/bias_weights/linear" in names
 
 
 def test_each_optimizer_updates_only_its_part(tmp_path, mixed_table, mixed_feature_columns, make_input_fn):

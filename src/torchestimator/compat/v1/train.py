@@ -13,6 +13,13 @@ from torchestimator.train import get_global_step, get_or_create_global_step  # n
 
 
 class _V1Mixin:
+    # TF1's slot names (`<variable>/<name>` in a checkpoint), as templates over the optimizer's name.
+    _v1_slot_names: dict[str, str] = {}
+
+    def checkpoint_slot_name(self, slot: str) -> str:
+        """TF1's name of slot `slot` of a variable: `<optimizer name>`, `<optimizer name>_1`, ..."""
+        return self._v1_slot_names.get(slot, "{name}_" + slot).format(name=self.name)
+
     def minimize(self, loss: Any, global_step: Any = None, var_list: Any = None, **kwargs: Any) -> Any:
         """Returns the train op minimizing `loss` over `var_list` (default: every trainable
         weight the loss depends on). Inside a model_fn in EVAL or PREDICT mode the op is made
@@ -37,6 +44,8 @@ class GradientDescentOptimizer(_V1Mixin, _opt.SGD):
 class MomentumOptimizer(_V1Mixin, _opt.SGD):
     """TF1 `MomentumOptimizer(learning_rate, momentum, use_nesterov=False)`."""
 
+    _v1_slot_names = {"m": "{name}"}
+
     def __init__(self, learning_rate: float, momentum: float, use_locking: bool = False,
                  name: str = "Momentum", use_nesterov: bool = False):
         super().__init__(learning_rate=learning_rate, momentum=momentum, nesterov=use_nesterov, name=name)
@@ -44,6 +53,8 @@ class MomentumOptimizer(_V1Mixin, _opt.SGD):
 
 class AdagradOptimizer(_V1Mixin, _opt.Adagrad):
     """TF1 `AdagradOptimizer(learning_rate, initial_accumulator_value=0.1)`."""
+
+    _v1_slot_names = {"accumulator": "{name}"}
 
     def __init__(self, learning_rate: float, initial_accumulator_value: float = 0.1,
                  use_locking: bool = False, name: str = "Adagrad"):
@@ -54,6 +65,8 @@ class AdagradOptimizer(_V1Mixin, _opt.Adagrad):
 class AdamOptimizer(_V1Mixin, _opt.Adam):
     """TF1 `AdamOptimizer(learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08)`."""
 
+    _v1_slot_names = {"m": "{name}", "v": "{name}_1"}
+
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-08, use_locking: bool = False, name: str = "Adam"):
         super().__init__(learning_rate=learning_rate, beta_1=beta1, beta_2=beta2, epsilon=epsilon, name=name)
@@ -61,6 +74,8 @@ class AdamOptimizer(_V1Mixin, _opt.Adam):
 
 class RMSPropOptimizer(_V1Mixin, _opt.RMSprop):
     """TF1 `RMSPropOptimizer(learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False)`."""
+
+    _v1_slot_names = {"velocity": "{name}", "momentum": "{name}_1", "average_gradient": "{name}_2"}
 
     def __init__(self, learning_rate: float, decay: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-10, use_locking: bool = False, centered: bool = False,
@@ -85,6 +100,7 @@ class FtrlOptimizer(_V1Mixin, _opt.Ftrl):
             l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength,
             beta=beta or 0.0, name=name,
         )
+        self._v1_slot_names = {"accumulator": accum_name or "{name}", "linear": linear_name or "{name}_1"}
 
 _HOOKS = (
     "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook",

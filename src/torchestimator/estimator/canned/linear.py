@@ -54,6 +54,7 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
     """Builds (once per Estimator) and runs the `LinearModel`; returns `(logits, its variables)`
     and records the `bias` and `fraction_of_zero_weights` summaries."""
     from torchestimator.compat.v1 import summary
+    from torchestimator.estimator._session import LazySummary
     from torchestimator.feature_column import LinearModel
 
     model = LinearModel(feature_columns=feature_columns, units=units, sparse_combiner=sparse_combiner,
@@ -63,8 +64,9 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
     variables = [p for p in model.parameters() if p.requires_grad]
     if units == 1:
         summary.scalar("bias", bias[0])
-    summary.scalar("fraction_of_zero_weights",
-                   compute_fraction_of_zero([v for v in variables if v is not bias]))
+    weights = [v for v in variables if v is not bias]
+    summary.scalar("fraction_of_zero_weights",  # computed only when the summary is written
+                   LazySummary(lambda: compute_fraction_of_zero(weights)))
     return logits, variables
 
 

@@ -24,6 +24,23 @@ import torch
 Tensors = list[torch.Tensor]
 
 
+def _undecorated(name: str) -> Callable[..., Any]:
+    """Returns `torch.optim.Optimizer.<name>` without its `torch._disable_dynamo` wrapper.
+
+    That wrapper imports `torch._dynamo` on first use (about a second on a small
+    CPU machine) only to mark the method as not compilable; the kernels never
+    run under `torch.compile`, so they call the plain method.
+    """
+    method = getattr(torch.optim.Optimizer, name)
+    return getattr(method, "__wrapped__", method)
+
+
+_add_param_group = _undecorated("add_param_group")
+_state_dict = _undecorated("state_dict")
+_load_state_dict = _undecorated("load_state_dict")
+_zero_grad = _undecorated("zero_grad")
+
+
 class TorchKernel(torch.optim.Optimizer):
     """A `torch.optim.Optimizer` carrying one of TF 2.15's update rules.
 
@@ -103,7 +120,7 @@ class TorchKernel(torch.optim.Optimizer):
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Adds a param group (see `torch.optim.Optimizer.add_param_group`) and creates its slots."""
-        super().add_param_group(param_group)
+        _add_param_group(self, param_group)
         group = self.param_groups[-1]
         for p in group["params"]:
             self.init_state(p, group)
@@ -135,6 +152,10 @@ class TorchKernel(torch.optim.Optimizer):
         self.iterations += 1
         return loss
 
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of every parameter (see `torch.optim.Optimizer.zero_grad`)."""
+        _zero_grad(self, set_to_none)
+
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
         state["iterations"] = self.iterations
@@ -147,7 +168,7 @@ class TorchKernel(torch.optim.Optimizer):
 
     def state_dict(self) -> dict[str, Any]:
         """Returns torch's optimizer state dict plus `iterations`."""
-        state = super().state_dict()
+        state = _state_dict(self)
         state["iterations"] = self.iterations
         return state
 
@@ -155,7 +176,7 @@ class TorchKernel(torch.optim.Optimizer):
         """Loads a state dict written by `state_dict()` (slots, param groups, iterations)."""
         state_dict = dict(state_dict)
         iterations = state_dict.pop("iterations", None)
-        super().load_state_dict(state_dict)
+        _load_state_dict(self, state_dict)
         if iterations is not None:
             self.iterations = int(iterations)
         self.invalidate_cache()

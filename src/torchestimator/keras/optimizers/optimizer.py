@@ -62,6 +62,8 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
     _kernel_class: type[TorchKernel] | None = None
     # Keras' creation order of the slot variables: each tuple is interleaved per variable.
     _slot_layout: tuple[tuple[str, ...], ...] = ()
+    # Slot names that differ in a TF checkpoint (the legacy optimizers' names), by slot name here.
+    _checkpoint_slot_names: dict[str, str] = {}
     _keras_module = "keras.optimizers"
 
     def __init__(
@@ -296,6 +298,10 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
                 return
         with torch.no_grad():
             self._apply(params, grads, full=True, owned=True)
+
+    def checkpoint_slot_name(self, slot: str) -> str:
+        """The name TF gives slot `slot` of a variable in a checkpoint (`<variable>/<name>`)."""
+        return self._checkpoint_slot_names.get(slot, slot)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears the gradients of the built variables (sets them to None by default)."""

@@ -78,6 +78,7 @@ class _Legacy:
 
 
 class SGD(_Legacy, sgd.SGD):
+    _checkpoint_slot_names = {"m": "momentum"}
     """Legacy gradient descent (with momentum) optimizer; learning_rate defaults to 0.01."""
 
     def __init__(
@@ -151,6 +152,7 @@ class Adagrad(_Legacy, adagrad.Adagrad):
 
 
 class RMSprop(_Legacy, rmsprop.RMSprop):
+    _checkpoint_slot_names = {"velocity": "rms", "average_gradient": "mg"}
     """Legacy RMSprop optimizer (same update rule as `tf.keras.optimizers.RMSprop`)."""
 
     def __init__(
@@ -181,6 +183,7 @@ class RMSprop(_Legacy, rmsprop.RMSprop):
 
 
 class Adadelta(_Legacy, adadelta.Adadelta):
+    _checkpoint_slot_names = {"accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}
     """Legacy Adadelta optimizer (same update rule as `tf.keras.optimizers.Adadelta`)."""
 
     def __init__(
@@ -203,6 +206,7 @@ class Adadelta(_Legacy, adadelta.Adadelta):
 
 
 class Adamax(_Legacy, adamax.Adamax):
+    _checkpoint_slot_names = {"u": "v"}
     """Legacy Adamax optimizer (same update rule as `tf.keras.optimizers.Adamax`)."""
 
     def __init__(
