@@ -4,6 +4,7 @@ constraints by name."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,24 @@ def _shape_of(value: Any) -> Any:
     return None
 
 
+_LAST_DICT = threading.local()
+
+
+def _dict_to_tensors(value: dict, dtype: torch.dtype | None) -> dict:
+    """`_to_tensor` of a dict. Layers called on the same dict get the same converted dict (the
+    last conversion is remembered), so per-batch caches keyed on it (the feature columns'
+    transformation cache) are shared by wide & deep's two parts."""
+    signature = (dtype, tuple((k, id(v)) for k, v in value.items()))
+    last = getattr(_LAST_DICT, "entry", None)
+    if last is not None and last[0] is value and last[1] == signature:
+        return last[2]
+    converted = {k: _to_tensor(v, dtype) for k, v in value.items()}
+    if all(converted[k] is v for k, v in value.items()):
+        converted = value  # nothing changed: keep the caller's dict (layers may key caches on it)
+    _LAST_DICT.entry = (value, signature, converted)
+    return converted
+
+
 def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
     """Converts numeric numpy arrays (also inside lists/dicts) to tensors; strings stay numpy."""
     if type(value) is torch.Tensor or isinstance(value, torch.Tensor):
@@ -43,10 +62,7 @@ def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
             t = t.to(dtype)
         return t
     if isinstance(value, dict):
-        converted = {k: _to_tensor(v, dtype) for k, v in value.items()}
-        if all(converted[k] is v for k, v in value.items()):
-            return value  # nothing changed: keep the caller's dict (layers may key caches on it)
-        return converted
+        return _dict_to_tensors(value, dtype)
     if isinstance(value, list) and value and all(
         isinstance(v, (torch.Tensor, np.ndarray, KerasTensor)) for v in value
     ):

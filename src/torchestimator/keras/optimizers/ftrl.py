@@ -64,23 +64,30 @@ class FtrlKernel(TorchKernel):
         shrinkage = group["l2_shrinkage_regularization_strength"]
         accumulators, linears = slots["accumulator"], slots["linear"]
 
-        new_accumulators = torch._foreach_addcmul(accumulators, grads, grads)
-        new_powers = torch._foreach_pow(new_accumulators, power)
-        sigmas = torch._foreach_sub(new_powers, torch._foreach_pow(accumulators, power))
+        def powers(values: Tensors) -> Tensors:  # n ** -learning_rate_power (sqrt by default)
+            return torch._foreach_sqrt(values) if power == 0.5 else torch._foreach_pow(values, power)
+
+        old_powers = powers(accumulators)
+        torch._foreach_addcmul_(accumulators, grads, grads)  # n += g^2
+        new_powers = powers(accumulators)
+        sigmas = torch._foreach_sub(new_powers, old_powers)
         torch._foreach_div_(sigmas, lr)
         if shrinkage:
             torch._foreach_add_(linears, torch._foreach_add(grads, params, alpha=2.0 * shrinkage))
         else:
             torch._foreach_add_(linears, grads)
-        torch._foreach_addcmul_(linears, sigmas, params, value=-1.0)
-        quadratics = torch._foreach_div(new_powers, lr)
-        torch._foreach_add_(quadratics, 2.0 * l2)
-        clipped = torch._foreach_clamp_min(linears, -l1)
-        torch._foreach_clamp_max_(clipped, l1)
-        torch._foreach_sub_(clipped, linears)
-        torch._foreach_div_(clipped, quadratics)
+        torch._foreach_addcmul_(linears, sigmas, params, value=-1.0)  # z += g - sigma * w
+        # w = (clip(z, -l1, l1) - z) / (n^p / lr + 2 l2)  (with l1 = 0: -z * lr / (n^p + 2 l2 lr))
+        torch._foreach_add_(new_powers, 2.0 * l2 * lr)
+        if l1:
+            clipped = torch._foreach_clamp_min(linears, -l1)
+            torch._foreach_clamp_max_(clipped, l1)
+            torch._foreach_sub_(clipped, linears)
+        else:
+            clipped = torch._foreach_neg(linears)
+        torch._foreach_mul_(clipped, lr)
+        torch._foreach_div_(clipped, new_powers)
         torch._foreach_copy_(params, clipped)
-        torch._foreach_copy_(accumulators, new_accumulators)
 
 
 class Ftrl(Optimizer):
