@@ -135,3 +135,47 @@ def test_errors(tmp_path):
         est.experimental_feature_importances()
     with pytest.raises(ValueError, match="Labels must be <= 2 - 1"):
         est.train(_whole({"x": np.arange(4, dtype=np.float32)}, np.array([0, 1, 2, 1])))
+
+
+def test_predict_with_explanations_sums_to_the_prediction(tmp_path, breast_cancer, diabetes):
+    x, y, xt, yt, names = breast_cancer
+    fc = tf.feature_column
+    columns = [fc.numeric_column(n) for n in names[:6]] + [
+        fc.bucketized_column(fc.numeric_column(names[6]), [0.05, 0.1, 0.2])]
+    est = BoostedTreesClassifier(columns, n_batches_per_layer=1, n_trees=15, max_depth=3, center_bias=True,
+                                 model_dir=str(tmp_path / "c"))
+    est.train(_whole(x, y))
+    head = {k: v[:40] for k, v in xt.items()}
+    explained = list(est.experimental_predict_with_explanations(_whole(head, yt[:40])))
+    plain = list(est.predict(_whole(head, yt[:40])))
+    assert len(explained) == 40
+    for with_dfc, without in zip(explained, plain):
+        dfc = with_dfc["dfc"]
+        assert list(dfc) == sorted(dfc, key=lambda k: -abs(dfc[k]))  # largest contribution first
+        assert set(dfc) == {c.name for c in columns}
+        assert with_dfc["bias"] + sum(dfc.values()) == pytest.approx(without["probabilities"][1], abs=1e-5)
+        np.testing.assert_allclose(with_dfc["logits"], without["logits"])
+    biases = {round(p["bias"], 9) for p in explained}
+    assert len(biases) == 1 and 0 < biases.pop() < 1  # the prior, as a probability
+    assert any(abs(v) > 0.01 for p in explained for v in p["dfc"].values())
+    only = next(iter(est.experimental_predict_with_explanations(
+        _whole({k: v[:3] for k, v in xt.items()}, yt[:3]), predict_keys="probabilities")))
+    assert sorted(only) == ["bias", "dfc", "probabilities"]
+
+    x, y, xt, yt, names = diabetes
+    reg = BoostedTreesRegressor([fc.numeric_column(n) for n in names], n_batches_per_layer=1, n_trees=10,
+                                max_depth=2, center_bias=True, model_dir=str(tmp_path / "r"))
+    reg.train(_whole(x, y))
+    for p in reg.experimental_predict_with_explanations(_whole({k: v[:10] for k, v in xt.items()}, yt[:10])):
+        assert p["bias"] + sum(p["dfc"].values()) == pytest.approx(float(p["predictions"][0]), abs=1e-4)
+
+
+def test_predict_with_explanations_errors(tmp_path, iris):
+    ((x, y), _), names = iris
+    columns = [tf.feature_column.numeric_column(n) for n in names]
+    no_bias = BoostedTreesClassifier(columns, n_batches_per_layer=1, model_dir=str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="center_bias must be enabled"):
+        next(no_bias.experimental_predict_with_explanations(_whole(x, y)))
+    multi = BoostedTreesClassifier(columns, n_batches_per_layer=1, n_classes=3, model_dir=str(tmp_path / "b"))
+    with pytest.raises(ValueError, match="does not yet support multi-class"):
+        next(multi.experimental_predict_with_explanations(_whole(x, y)))

@@ -28,6 +28,7 @@ from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator.canned import _validation
 from torchestimator.estimator.canned._tree_ensemble import (
     TreeEnsemble,
+    directional_contributions,
     import_lightgbm,
     load_booster,
 )
@@ -46,6 +47,8 @@ from torchestimator.feature_column import (
 )
 
 _ENSEMBLE_VARIABLE = "boosted_trees/tree_ensemble"
+# Prediction keys of `experimental_predict_with_explanations` (per-column contributions, then TF's keys).
+_DFC_MATRIX, _BIAS = "_dfc_by_column", "bias"
 
 
 # ----------------------------------------------------------------------------- features
@@ -146,16 +149,22 @@ def lightgbm_params(head: Head, max_depth: int, learning_rate: float, l1_regular
 
 def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, columns: tuple,
                            params: dict, n_trees: int, n_batches_per_layer: int, config: Any,
-                           weight_column: Any = None) -> Any:
+                           weight_column: Any = None, explain: bool = False) -> Any:
     """The BoostedTrees model_fn: logits from the LightGBM ensemble; in TRAIN the train op
-    collects the batch for the next trees."""
+    collects the batch for the next trees. With `explain`, PREDICT adds the directional
+    feature contributions of each column and the bias."""
     x, _ = feature_matrix(features, columns)
     ensemble = TreeEnsemble(config.model_dir, params, n_trees, n_batches_per_layer, head.logits_dimension,
                             name="boosted_trees")
     device = next((v.device for v in features.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
     logits = torch.from_numpy(ensemble.raw_scores(x)).to(device)
     if mode != ModeKeys.TRAIN:
-        return head.create_estimator_spec(features=features, mode=mode, logits=logits, labels=labels)
+        spec = head.create_estimator_spec(features=features, mode=mode, logits=logits, labels=labels)
+        if mode == ModeKeys.PREDICT and explain:
+            bias, by_column = _contributions_by_column(ensemble, x, columns, head)
+            spec = spec._replace(predictions={**spec.predictions, _BIAS: torch.from_numpy(bias),
+                                              _DFC_MATRIX: torch.from_numpy(by_column)})
+        return spec
     processed = head._processed_labels(logits, labels)
     weights = get_weights_and_check_match_logits(features, weight_column, logits)
     y = processed.detach().reshape(-1).to("cpu", torch.float32).numpy()
@@ -168,6 +177,40 @@ def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, co
                                       train_op_fn=_train_op_fn)
     saving = bool(config.is_chief and (config.save_checkpoints_steps or config.save_checkpoints_secs))
     return spec._replace(training_hooks=tuple(spec.training_hooks) + (_FinishTreesHook(ensemble, saving),))
+
+
+def _contributions_by_column(ensemble: TreeEnsemble, x: np.ndarray, columns: tuple,
+                             head: Head) -> tuple[np.ndarray, np.ndarray]:
+    """(bias [batch], contributions [batch, columns]) in the prediction's space (probability of
+    the positive class for a binary classifier, the value for a regressor), summed per column."""
+    rows = len(x)
+    booster = ensemble.booster
+    if booster is None:
+        return np.zeros(rows), np.zeros((rows, len(columns)))
+    if isinstance(head, BinaryClassHead):
+        def activation(z: Any) -> Any:
+            return 1.0 / (1.0 + np.exp(-z))
+    else:
+        def activation(z: Any) -> Any:
+            return z
+    bias, per_feature = directional_contributions(booster, x, activation)
+    index = {c.name: i for i, c in enumerate(columns)}
+    owner = np.array([index[name] for name in _feature_names(columns)])
+    by_column = np.zeros((rows, len(columns)))
+    np.add.at(by_column, (slice(None), owner), per_feature)
+    return bias, by_column
+
+
+def _feature_names(columns: tuple) -> list[str]:
+    """The column name of each of the trees' features (see `feature_matrix`)."""
+    names = []
+    for column in columns:
+        if isinstance(column, BucketizedColumn):
+            width = int(np.prod(column.source_column.shape))
+        else:
+            width = int(np.prod(column.variable_shape))
+        names.extend([column.name] * width)
+    return names
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -262,11 +305,63 @@ class BoostedTreesEstimator(Estimator):
                                  center_bias, pruning_mode, quantile_sketch_epsilon, seed)
         batches = int(n_batches_per_layer)
 
+        self._center_bias = bool(center_bias)
+        self._explaining = False
+
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
             return boosted_trees_model_fn(features, labels, mode, head, columns, params, n_trees, batches,
-                                          config, weight_column)
+                                          config, weight_column, explain=self._explaining)
 
         Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir, config=config)
+
+    def experimental_predict_with_explanations(self, input_fn: Any, predict_keys: Any = None,
+                                               hooks: Any = None, checkpoint_path: str | None = None) -> Any:
+        """Computes model explainability outputs per example along with predictions.
+
+        Currently supports directional feature contributions (DFCs). For each
+        example, DFCs indicate the aggregate contribution of each feature (column)
+        to the prediction: the per-tree change of the prediction at each split,
+        credited to the split's column (Saabas' method, in probability space for
+        a classifier). The sum of an example's DFCs plus the `bias` equals its
+        prediction: the probability of the positive class (`probabilities[1]`) for
+        a classifier, `predictions` for a regressor.
+
+        Args:
+          input_fn, predict_keys, hooks, checkpoint_path: as `Estimator.predict`.
+
+        Yields:
+          The prediction dict of each example with two more keys: `bias` (float)
+          and `dfc`, an `OrderedDict` of feature column name -> contribution,
+          sorted by absolute contribution, largest first.
+
+        Raises:
+          ValueError: when the estimator was made without `center_bias=True`, or
+            is a multi-class classifier (as TF).
+        """
+        if isinstance(self._head, MultiClassHead):
+            raise ValueError(
+                "experimental_predict_with_explanations does not yet support multi-class classification "
+                "and multi-label."
+            )
+        if not self._center_bias:
+            raise ValueError(
+                "center_bias must be enabled during estimator instantiation when using "
+                "experimental_predict_with_explanations."
+            )
+        names = [c.name for c in self._columns]
+        keys = None if predict_keys is None else [
+            *([predict_keys] if isinstance(predict_keys, str) else list(predict_keys)), _BIAS, _DFC_MATRIX]
+        self._explaining = True
+        try:
+            predictions = self.predict(input_fn, predict_keys=keys, hooks=hooks, checkpoint_path=checkpoint_path)
+            for prediction in predictions:
+                values = prediction.pop(_DFC_MATRIX)
+                prediction[_BIAS] = float(prediction[_BIAS])
+                order = np.argsort(-np.abs(values), kind="stable")
+                prediction["dfc"] = collections.OrderedDict((names[i], float(values[i])) for i in order)
+                yield prediction
+        finally:
+            self._explaining = False
 
     def experimental_feature_importances(self, normalize: bool = False) -> collections.OrderedDict:
         """Computes gain-based feature importances.
@@ -287,7 +382,7 @@ class BoostedTreesEstimator(Estimator):
         """
         reference = self.get_variable_value(_ENSEMBLE_VARIABLE)
         booster = load_booster(self.model_dir, reference)
-        names = self._feature_names()
+        names = _feature_names(self._columns)
         totals = collections.OrderedDict((c.name, 0.0) for c in self._columns)
         if booster is not None:
             gains = booster.feature_importance(importance_type="gain")
@@ -302,16 +397,6 @@ class BoostedTreesEstimator(Estimator):
                 )
             totals = collections.OrderedDict((k, v / total) for k, v in totals.items())
         return collections.OrderedDict(sorted(totals.items(), key=lambda kv: -kv[1]))
-
-    def _feature_names(self) -> list[str]:
-        names = []
-        for column in self._columns:
-            if isinstance(column, BucketizedColumn):
-                width = int(np.prod(column.source_column.shape))
-            else:
-                width = int(np.prod(column.variable_shape))
-            names.extend([column.name] * width)
-        return names
 
 
 class BoostedTreesClassifier(BoostedTreesEstimator):
