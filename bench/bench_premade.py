@@ -24,7 +24,10 @@ tensorflow-estimator 2.15.0; TensorFlow is not installed here) are printed
 beside them.
 
     python bench/bench_premade.py [--rows 200000] [--epochs 2] [--batch-size 256] [--threads 1]
-        [--only linear dnn wide_deep wide_deep_tuned boosted_trees]
+        [--repeat 3] [--only linear dnn wide_deep wide_deep_tuned boosted_trees]
+
+With `--repeat N` every model is trained N times (the models in turn, so slow
+spells of a shared machine hit them alike) and the row shows the median run.
 """
 
 from __future__ import annotations
@@ -185,6 +188,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
     parser.add_argument("--only", nargs="*", default=["linear", "dnn", "wide_deep", "wide_deep_tuned",
                                                       "boosted_trees"])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per model; the median is shown")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -200,9 +204,15 @@ def main() -> None:
           f"torch threads {args.threads}, device {default_device()}; "
           f"oracle AUC {oracle:.3f}")
     print(f"{'model':<17}{'AUC':>7}{'train s':>9}{'examples/s':>12}{'model_dir':>11}   TF 2.15 (issue)")
+    runs: dict[str, list[dict]] = {name: [] for name in args.only}
+    for _ in range(max(args.repeat, 1) - 1):
+        for name in args.only:
+            runs[name].append(run(name, train, test, args))
     results = []
     for name in args.only:
-        r = run(name, train, test, args)
+        runs[name].append(run(name, train, test, args))
+        ordered = sorted(runs[name], key=lambda r: r["examples_per_s"])
+        r = dict(ordered[len(ordered) // 2], runs_examples_per_s=[x["examples_per_s"] for x in runs[name]])
         results.append(r)
         ref = TF_FIGURES.get(name, {})
         ref_text = ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in ref.items())

@@ -118,7 +118,8 @@ def indicator(
     sp = sp.to(device)
     dev = sp.ids.device
     if weights is None and sp.one_per_row and sp.ids_within(num_buckets):
-        out = F.one_hot(sp.ids, num_buckets).to(torch.float32)
+        out = torch.zeros(sp.batch_size, num_buckets, dtype=torch.float32, device=dev)
+        out.scatter_(1, sp.ids[:, None], 1.0)
         return out.reshape(sp.batch_size, 1, num_buckets) if per_step else out
     keep = (sp.ids >= 0) & (sp.ids < num_buckets)
     ids, rows, cols = sp.ids[keep], sp.rows[keep], sp.cols[keep]
