@@ -15,7 +15,6 @@ the vectorized path for the strings it has not seen).
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -79,7 +78,6 @@ class StringMemo:
         self._dtype = np.dtype(dtype)
         self._table: dict[str, int] = {} if missing is None else {"": missing}
         self._capacity = capacity
-        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._table)
@@ -96,8 +94,7 @@ class StringMemo:
             return None
         answers = self._compute(pa.array(new, type=pa.large_string())).tolist()
         if len(table) + len(new) <= self._capacity:
-            with self._lock:
-                table.update(zip(new, answers))
+            table.update(zip(new, answers))
             return np.fromiter(map(table.__getitem__, strings), self._dtype, count=len(strings))
         known = dict(zip(new, answers))
         return np.fromiter(

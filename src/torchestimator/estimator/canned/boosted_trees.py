@@ -153,7 +153,7 @@ def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, co
     """The BoostedTrees model_fn: logits from the LightGBM ensemble; in TRAIN the train op
     collects the batch for the next trees. With `explain`, PREDICT adds the directional
     feature contributions of each column and the bias."""
-    x, _ = feature_matrix(features, columns)
+    x, feature_names = feature_matrix(features, columns)
     ensemble = TreeEnsemble(config.model_dir, params, n_trees, n_batches_per_layer, head.logits_dimension,
                             name="boosted_trees")
     device = next((v.device for v in features.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
@@ -161,7 +161,7 @@ def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, co
     if mode != ModeKeys.TRAIN:
         spec = head.create_estimator_spec(features=features, mode=mode, logits=logits, labels=labels)
         if mode == ModeKeys.PREDICT and explain:
-            bias, by_column = _contributions_by_column(ensemble, x, columns, head)
+            bias, by_column = _contributions_by_column(ensemble, x, feature_names, columns, head)
             spec = spec._replace(predictions={**spec.predictions, _BIAS: torch.from_numpy(bias),
                                               _DFC_MATRIX: torch.from_numpy(by_column)})
         return spec
@@ -179,10 +179,11 @@ def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, co
     return spec._replace(training_hooks=tuple(spec.training_hooks) + (_FinishTreesHook(ensemble, saving),))
 
 
-def _contributions_by_column(ensemble: TreeEnsemble, x: np.ndarray, columns: tuple,
-                             head: Head) -> tuple[np.ndarray, np.ndarray]:
+def _contributions_by_column(ensemble: TreeEnsemble, x: np.ndarray, feature_names: list[str],
+                             columns: tuple, head: Head) -> tuple[np.ndarray, np.ndarray]:
     """(bias [batch], contributions [batch, columns]) in the prediction's space (probability of
-    the positive class for a binary classifier, the value for a regressor), summed per column."""
+    the positive class for a binary classifier, the value for a regressor), summed per column;
+    `feature_names` is the column of each of `x`'s features (from `feature_matrix`)."""
     rows = len(x)
     booster = ensemble.booster
     if booster is None:
@@ -195,7 +196,7 @@ def _contributions_by_column(ensemble: TreeEnsemble, x: np.ndarray, columns: tup
             return z
     bias, per_feature = directional_contributions(booster, x, activation)
     index = {c.name: i for i, c in enumerate(columns)}
-    owner = np.array([index[name] for name in _feature_names(columns)])
+    owner = np.array([index[name] for name in feature_names])
     by_column = np.zeros((rows, len(columns)))
     np.add.at(by_column, (slice(None), owner), per_feature)
     return bias, by_column
