@@ -87,3 +87,55 @@ def test_crossed_column_errors():
         ids_of(fc.crossed_column(["a", "b"], 10), {"a": np.array(["x"]), "b": np.array(["y", "z"])})
     with pytest.raises(ValueError, match=r"Feature 'b' is required by feature column 'a_X_b'.*\['a'\]"):
         ids_of(fc.crossed_column(["a", "b"], 10), {"a": np.array(["x"])})
+
+
+def _memo_cases():
+    edu = fc.categorical_column_with_vocabulary_list("edu", ["a", "b", "c"], num_oov_buckets=2)
+    occ = fc.categorical_column_with_vocabulary_list("occ", ["x", "y"])
+    age = fc.bucketized_column(fc.numeric_column("age"), [20.0, 40.0, 60.0])
+    ident = fc.categorical_column_with_identity("n", 5)
+    return [
+        fc.crossed_column([edu, occ], 1000),
+        fc.crossed_column([age, edu], 37, hash_key=12345),
+        fc.crossed_column([edu, ident, age], 10_000),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_memoized_cross_of_categorical_columns_equals_the_hashing_path(index, monkeypatch):
+    # Crosses of one-id-per-example categorical columns come from a table filled as combinations
+    # appear; ids must be those of the hashing path, batch after batch (new combinations included).
+    from torchestimator.feature_column import crossed
+
+    rng = np.random.default_rng(index)
+    batches = [
+        {"edu": rng.choice(["a", "b", "c", "zz", "qq", "ww"], size=n),
+         "occ": rng.choice(["x", "y"], size=n),
+         "age": rng.uniform(0, 80, size=n).astype(np.float32),
+         "n": rng.integers(0, 5, size=n)}
+        for n in (3, 50, 200)
+    ]
+    memoized = _memo_cases()[index]
+    got = [ids_of(memoized, b) for b in batches]
+    assert memoized.__dict__["_cross_memo_table"].max() >= 0  # the table was used and filled
+    monkeypatch.setattr(crossed, "_MAX_MEMO_CROSSES", 0)
+    hashed = _memo_cases()[index]
+    assert [ids_of(hashed, b) for b in batches] == got
+    assert "_cross_memo_table" not in hashed.__dict__
+
+
+def test_memo_table_is_not_copied_or_pickled_and_ragged_input_takes_the_hashing_path():
+    import copy
+    import pickle
+
+    col = _memo_cases()[0]
+    feats = {"edu": np.array(["a", "b"]), "occ": np.array(["x", "y"])}
+    ids = ids_of(col, feats)
+    assert "_cross_memo_table" in col.__dict__
+    for clone in (copy.deepcopy(col), pickle.loads(pickle.dumps(col))):
+        assert "_cross_memo_table" not in clone.__dict__ and clone == col
+        assert ids_of(clone, feats) == ids
+    ragged = _memo_cases()[0]
+    positions, ragged_ids = ids_of(ragged, {"edu": [["a", "b"], ["c"]], "occ": np.array(["x", "y"])})
+    assert positions == [(0, 0), (0, 1), (1, 0)] and "_cross_memo_table" not in ragged.__dict__
+    assert ragged_ids[0] == ids[1][0]  # (a, x) hashes alike on both paths

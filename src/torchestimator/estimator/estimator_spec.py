@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
 
 _FIELDS = (
@@ -96,7 +97,7 @@ class EstimatorSpec(namedtuple("EstimatorSpec", _FIELDS)):
                 "predictions must be a tensor or a dict of tensors; received "
                 f"{type(predictions).__name__}"
             )
-        if isinstance(predictions, dict):
+        if isinstance(predictions, dict) and not isinstance(predictions, LazyPredictions):
             for key in predictions:
                 if not isinstance(key, str):
                     raise TypeError(f"predictions keys must be strings; received {key!r}")

@@ -193,8 +193,12 @@ class FeatureColumn(abc.ABC):
         return True
 
     def __getstate__(self) -> dict[str, Any]:
-        # Copies and pickles keep the configuration, not the per-value lookup memo.
-        return {k: v for k, v in self.__dict__.items() if k != "_ids_memo"}
+        # Copies and pickles keep the configuration, not the per-value lookup memos.
+        return {k: v for k, v in self.__dict__.items() if k not in _MEMO_ATTRIBUTES}
+
+
+#: Instance attributes holding per-value memos (not configuration): left out of copies and pickles.
+_MEMO_ATTRIBUTES = frozenset({"_ids_memo", "_cross_memo_table"})
 
 
 class DenseColumn(FeatureColumn):

@@ -63,7 +63,7 @@ def safe_embedding_lookup(
     sp = sp.to(device)
     if weights is None and max_norm is None and sp.one_per_row and sp.ids_within(table.shape[0]):
         # One id per example: every combiner gives the looked-up row itself.
-        out = F.embedding(sp.ids, table)
+        out = _rows_of(table, sp.ids)
         return out.reshape(sp.batch_size, 1, table.shape[1]) if per_step else out
     if weights is not None:
         weights = weights.to(device=device, dtype=table.dtype)
@@ -101,6 +101,18 @@ def safe_embedding_lookup(
     if per_step:
         return out.reshape(sp.batch_size, sp.width, dim)
     return out
+
+
+def _rows_of(table: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """`table[ids]` for 1-D in-range `ids`, differentiable in `table`.
+
+    On the CPU `index_select`, whose gradient is one `index_add_` into zeros (about 15 us a
+    lookup less than `embedding`'s dense backward at small batches); elsewhere `embedding`,
+    whose CUDA gradient is deterministic.
+    """
+    if table.device.type == "cpu":
+        return table.index_select(0, ids)
+    return F.embedding(ids, table)
 
 
 def indicator(

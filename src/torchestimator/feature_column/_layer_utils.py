@@ -50,6 +50,9 @@ def normalize_columns(
 
 def target_device(layer: torch.nn.Module, features: Mapping[str, Any]) -> torch.device:
     """The device outputs go to: the layer's weights', else the first tensor feature's, else CPU."""
+    for p in layer._parameters.values():  # its own weights first: no walk over submodules
+        if p is not None:
+            return p.device
     for p in layer.parameters():
         return p.device
     for value in features.values():

@@ -34,6 +34,7 @@ class FeatureTransformationCache:
             )
         self._features = dict(features)
         self._cache: dict[Any, Any] = {}
+        self._by_identity: dict[int, tuple[Any, Any]] = {}  # id(column) -> (column, transform)
 
     @classmethod
     def for_batch(cls, features: Mapping[str, Any]) -> FeatureTransformationCache:
@@ -77,14 +78,19 @@ class FeatureTransformationCache:
         del training
         if isinstance(key, str):
             return self.raw(key, key)
+        seen = self._by_identity.get(id(key))
+        if seen is not None and seen[0] is key:  # the same column again: no need to hash it
+            return seen[1]
         try:
             cache_key: Any = (hash(key), key)
         except TypeError:  # a column holding an unhashable object (e.g. an initializer)
             cache_key = id(key)
         if cache_key in self._cache:
-            return self._cache[cache_key]
-        value = key.transform_feature(self, state_manager)
-        self._cache[cache_key] = value
+            value = self._cache[cache_key]
+        else:
+            value = key.transform_feature(self, state_manager)
+            self._cache[cache_key] = value
+        self._by_identity[id(key)] = (key, value)
         return value
 
     def raw_sparse(

@@ -45,13 +45,14 @@ def _string_or_int_dtype(dtype: Any, column: str, what: str = "dtype") -> Any:
     )
 
 
-def _sparse_from_raw(raw: _inputs.RawSparse, ids: np.ndarray) -> SparseIds:
+def _sparse_from_raw(raw: _inputs.RawSparse, ids: np.ndarray, id_bound: int | None = None) -> SparseIds:
     return SparseIds(
         torch.from_numpy(np.ascontiguousarray(ids, dtype=np.int64)),
         torch.from_numpy(raw.rows),
         torch.from_numpy(raw.cols),
         raw.batch_size,
         raw.width,
+        id_bound,
     )
 
 
@@ -149,7 +150,7 @@ class IdentityCategoricalColumn(_CategoricalBase):
                     "(-1 marks a missing value); raise num_buckets, or set default_value to map "
                     "out-of-range ids to one bucket."
                 )
-        return _sparse_from_raw(raw, ids)
+        return _sparse_from_raw(raw, ids, self.number_buckets)
 
 
 def categorical_column_with_identity(

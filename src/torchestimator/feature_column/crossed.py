@@ -13,6 +13,7 @@ does for dense tensors).
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from torchestimator.feature_column._base import (
     CategoricalColumn,
     IdWeightPair,
     SparseIds,
+    dense_layout,
 )
 from torchestimator.feature_column.parse_spec import VarLenFeature
 
@@ -135,6 +137,9 @@ class CrossedColumn(CategoricalColumn):
 
     def transform_feature(self, transformation_cache: Any, state_manager: Any) -> SparseIds:
         """Returns the hashed crosses of every example."""
+        memoized = self._memoized_cross(transformation_cache, state_manager)
+        if memoized is not None:
+            return memoized
         sparse_inputs: list[tuple[np.ndarray, np.ndarray | None]] = []
         dense_inputs: list[tuple[np.ndarray, np.ndarray | None]] = []
         batch_sizes: dict[str, int] = {}
@@ -182,6 +187,56 @@ class CrossedColumn(CategoricalColumn):
     def get_sparse_tensors(self, transformation_cache: Any, state_manager: Any) -> IdWeightPair:
         """Returns `IdWeightPair(crossed ids, None)`."""
         return IdWeightPair(transformation_cache.get(self, state_manager), None)
+
+    def _memoized_cross(self, transformation_cache: Any, state_manager: Any) -> SparseIds | None:
+        """The crossed ids from the column's table of crosses seen so far, when every key is a
+        categorical column giving one id per example from a small id range (a cross of
+        vocabulary or identity columns); None when the general path must run.
+
+        The table holds one entry per combination of input ids (at most `_MAX_MEMO_CROSSES`),
+        each filled the first time a batch holds that combination, from the same hashing.
+        """
+        keys = _leaf_keys(self.keys)
+        if any(isinstance(key, str) for key in keys):
+            return None
+        inputs = []
+        for key in keys:
+            pair = key.get_sparse_tensors(transformation_cache, state_manager)
+            sp = pair.id_tensor
+            if (pair.weight_tensor is not None or not sp.one_per_row or sp.id_bound is None
+                    or sp.ids.device.type != "cpu"):
+                return None
+            inputs.append(sp)
+        batch = inputs[0].batch_size
+        bounds = [sp.id_bound for sp in inputs]
+        if batch == 0 or any(sp.batch_size != batch for sp in inputs) or math.prod(bounds) > _MAX_MEMO_CROSSES:
+            return None
+        ids = [sp.ids.numpy() for sp in inputs]
+        index = ids[0]
+        for values, bound in zip(ids[1:], bounds[1:]):
+            index = index * bound + values
+        table = self._cross_memo(math.prod(bounds))
+        crossed = table[index]
+        unseen = np.flatnonzero(crossed < 0)
+        if unseen.size:
+            hash_key = _hashing.DEFAULT_CROSS_HASH_KEY if self.hash_key is None else int(self.hash_key)
+            fresh = _cross([(values[unseen].view(np.uint64), None) for values in ids], unseen.size,
+                           hash_key, self.hash_bucket_size)[0]
+            table[index[unseen]] = fresh
+            crossed[unseen] = fresh
+        rows, cols = dense_layout(batch, 1)
+        return SparseIds(torch.from_numpy(crossed), rows, cols, batch, 1, self.hash_bucket_size)
+
+    def _cross_memo(self, size: int) -> np.ndarray:
+        """The table of crossed ids by combined input id (-1: not seen yet), made on first use."""
+        table = self.__dict__.get("_cross_memo_table")
+        if table is None or table.shape[0] != size:
+            table = np.full(size, -1, dtype=np.int64)
+            self.__dict__["_cross_memo_table"] = table
+        return table
+
+
+_MAX_MEMO_CROSSES = 1 << 20  # entries (8 MB) of the largest table of memoized crosses
 
 
 def _dense_string_fingerprints(

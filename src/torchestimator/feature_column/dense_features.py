@@ -68,7 +68,9 @@ class DenseFeatures(Layer):
         for column in self._feature_columns:
             tensor = column.get_dense_tensor(cache, self._state_manager)
             tensor = tensor.to(device=device, dtype=torch.float32)
-            tensor = tensor.reshape(tensor.shape[0], math.prod(column.variable_shape))
+            width = math.prod(column.variable_shape)
+            if tensor.ndim != 2 or tensor.shape[1] != width:  # a reshape to the same shape is a view op
+                tensor = tensor.reshape(tensor.shape[0], width)
             outputs.append((column.name, tensor))
             if cols_to_output_tensors is not None:
                 cols_to_output_tensors[column] = tensor

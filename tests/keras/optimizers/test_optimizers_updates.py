@@ -218,3 +218,33 @@ def test_step_reads_p_grad_like_apply_gradients():
             optimizer.zero_grad()
             assert w.grad is None
         np.testing.assert_allclose(w.detach().numpy(), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("change", ["in_place", "load_state_dict"])
+def test_ftrl_recomputes_kept_powers_after_the_accumulators_change(change):
+    # The kernel keeps sqrt(n) from one step to the next; a restore or an in-place change of the
+    # accumulators must not let the stale value through: the step equals a fresh optimizer's.
+    def two_vars():
+        return [torch.nn.Parameter(torch.tensor([1.0, 2.0])), torch.nn.Parameter(torch.tensor([4.0]))]
+
+    grads = [torch.tensor([0.1, 0.2]), torch.tensor([0.3])]
+    kept_vars = two_vars()
+    kept = optimizers.Ftrl(3.0, initial_accumulator_value=0.1)
+    for _ in range(2):
+        kept.apply_gradients(zip(grads, kept_vars))
+    if change == "in_place":
+        for v in kept_vars:
+            kept._kernel.state[v]["accumulator"].mul_(3.0)
+    else:
+        other_vars = two_vars()
+        other = optimizers.Ftrl(3.0, initial_accumulator_value=0.1)
+        other.apply_gradients(zip([torch.tensor([0.5, -0.5]), torch.tensor([0.7])], other_vars))
+        kept.load_state_dict(other.state_dict())
+    fresh_vars = [torch.nn.Parameter(v.detach().clone()) for v in kept_vars]
+    fresh = optimizers.Ftrl(3.0, initial_accumulator_value=0.1)
+    fresh.build(fresh_vars)
+    fresh.load_state_dict(kept.state_dict())
+    kept.apply_gradients(zip(grads, kept_vars))
+    fresh.apply_gradients(zip(grads, fresh_vars))
+    for a, b in zip(kept_vars, fresh_vars):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6)

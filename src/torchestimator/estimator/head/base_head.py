@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.head.keys import MetricKeys
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
@@ -95,6 +96,8 @@ def compute_weighted_loss(unweighted_loss: torch.Tensor, weights: Any, reduction
     if isinstance(weights, torch.Tensor):
         weights = torch.broadcast_to(weights.to(losses.dtype), losses.shape)
         weighted = losses * weights
+    elif float(weights) == 1.0:
+        weighted = losses
     else:
         weighted = losses * float(weights)
     total = weighted.sum()
@@ -394,7 +397,7 @@ class Head:
         if mode == ModeKeys.EVAL:
             eval_metrics = self.metrics(regularization_losses=regularization_losses)
             self._update_metrics(eval_metrics, parts, logits, labels, regularization_losses)
-            return EstimatorSpec(mode=mode, predictions=self._step_predictions(logits), loss=loss,
+            return EstimatorSpec(mode=mode, predictions=LazyPredictions(lambda: self._step_predictions(logits)), loss=loss,
                                  eval_metric_ops=eval_metrics)
         train_op = create_estimator_spec_train_op(
             self._name, optimizer=optimizer, trainable_variables=trainable_variables,
@@ -402,7 +405,7 @@ class Head:
             loss_reduction=self.loss_reduction,
         )
         create_estimator_spec_summary(loss, regularization_losses, self._summary_key)
-        return EstimatorSpec(mode=mode, predictions=self._step_predictions(logits), loss=loss,
+        return EstimatorSpec(mode=mode, predictions=LazyPredictions(lambda: self._step_predictions(logits)), loss=loss,
                              train_op=train_op)
 
     def __repr__(self) -> str:

@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.export.export_output import PredictOutput
 from torchestimator.estimator.head import base_head
@@ -201,11 +202,16 @@ class MultiHead(base_head.Head):
             return EstimatorSpec(mode=mode, predictions=self.predictions(logits_dict),
                                  export_outputs=self._merged_export_outputs(logits_dict))
         logits_dict = self._check_logits_and_labels(logits, labels)
-        step_predictions = {}
-        for head in self._heads:
-            for k, v in head._step_predictions(
-                    base_head.check_logits_final_dim(logits_dict[head.name], head.logits_dimension)).items():
-                step_predictions[f"{head.name}/{k}"] = v
+
+        def all_step_predictions() -> dict:
+            merged = {}
+            for head in self._heads:
+                for k, v in head._step_predictions(
+                        base_head.check_logits_final_dim(logits_dict[head.name], head.logits_dimension)).items():
+                    merged[f"{head.name}/{k}"] = v
+            return merged
+
+        step_predictions = LazyPredictions(all_step_predictions)
         if mode == ModeKeys.EVAL:
             eval_metrics = self.metrics(regularization_losses=regularization_losses)
             losses = self._update_all(eval_metrics, features, logits_dict, labels, regularization_losses)

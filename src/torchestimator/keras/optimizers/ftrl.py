@@ -45,6 +45,7 @@ class FtrlKernel(TorchKernel):
             "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength,
             "beta": beta,
         }
+        self._kept_powers: tuple | None = None
         super().__init__(params, defaults)
 
     def slot_names(self, group: dict[str, Any]) -> tuple[str, ...]:
@@ -63,31 +64,68 @@ class FtrlKernel(TorchKernel):
         l2 = group["l2_regularization_strength"] + group["beta"] / (2.0 * lr)
         shrinkage = group["l2_shrinkage_regularization_strength"]
         accumulators, linears = slots["accumulator"], slots["linear"]
-
-        def powers(values: Tensors) -> Tensors:  # n ** -learning_rate_power (sqrt by default)
-            return torch._foreach_sqrt(values) if power == 0.5 else torch._foreach_pow(values, power)
-
-        old_powers = powers(accumulators)
+        old_powers = self._powers_before(accumulators, power)
         torch._foreach_addcmul_(accumulators, grads, grads)  # n += g^2
-        new_powers = powers(accumulators)
-        sigmas = torch._foreach_sub(new_powers, old_powers)
-        torch._foreach_div_(sigmas, lr)
+        new_powers = _powers(accumulators, power)
+        sigmas = torch._foreach_sub(new_powers, old_powers)  # lr * sigma
         if shrinkage:
             torch._foreach_add_(linears, torch._foreach_add(grads, params, alpha=2.0 * shrinkage))
         else:
             torch._foreach_add_(linears, grads)
-        torch._foreach_addcmul_(linears, sigmas, params, value=-1.0)  # z += g - sigma * w
-        # w = (clip(z, -l1, l1) - z) / (n^p / lr + 2 l2)  (with l1 = 0: -z * lr / (n^p + 2 l2 lr))
-        torch._foreach_add_(new_powers, 2.0 * l2 * lr)
+        torch._foreach_addcmul_(linears, sigmas, params, value=-1.0 / lr)  # z += g - sigma * w
+        self._remember_powers(accumulators, new_powers, power)
+        # w = (clip(z, -l1, l1) - z) / (n^p / lr + 2 l2) = lr * (clip(z, -l1, l1) - z) / (n^p + 2 l2 lr)
+        denominators = torch._foreach_add(new_powers, 2.0 * l2 * lr) if l2 else new_powers
+        torch._foreach_zero_(params)
         if l1:
-            clipped = torch._foreach_clamp_min(linears, -l1)
-            torch._foreach_clamp_max_(clipped, l1)
-            torch._foreach_sub_(clipped, linears)
+            numerators = torch._foreach_clamp_min(linears, -l1)
+            torch._foreach_clamp_max_(numerators, l1)
+            torch._foreach_sub_(numerators, linears)
+            torch._foreach_addcdiv_(params, numerators, denominators, value=lr)
         else:
-            clipped = torch._foreach_neg(linears)
-        torch._foreach_mul_(clipped, lr)
-        torch._foreach_div_(clipped, new_powers)
-        torch._foreach_copy_(params, clipped)
+            torch._foreach_addcdiv_(params, linears, denominators, value=-lr)
+
+    def _powers_before(self, accumulators: Tensors, power: float) -> Tensors:
+        """`n ** -learning_rate_power` of the accumulators as they are now: the previous step's
+        `new_powers` when the accumulators were not touched since (same tensors, same versions),
+        else computed afresh (after a restore, or for a partial update)."""
+        kept = self._kept_powers
+        if (
+            kept is not None and kept[0] is accumulators and kept[1] == power
+            and kept[2] == [a._version for a in accumulators]
+        ):
+            return kept[3]
+        return _powers(accumulators, power)
+
+    def _remember_powers(self, accumulators: Tensors, powers: Tensors, power: float) -> None:
+        """Keeps `powers` (of the updated `accumulators`) for the next step, unless the slots are
+        large (the copy would cost as much memory as a slot)."""
+        if sum(a.numel() for a in accumulators) > _MAX_KEPT_POWERS:
+            self._kept_powers = None
+            return
+        self._kept_powers = (accumulators, power, [a._version for a in accumulators], powers)
+
+    def invalidate_cache(self) -> None:
+        """Forgets the cached slot lists and the kept accumulator powers."""
+        super().invalidate_cache()
+        self._kept_powers = None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._kept_powers = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state.pop("_kept_powers", None)
+        return state
+
+
+_MAX_KEPT_POWERS = 1 << 22  # elements (16 MB of float32) of accumulator powers kept between steps
+
+
+def _powers(values: Tensors, power: float) -> Tensors:
+    """`values ** power` (a square root for TF's default learning_rate_power -0.5)."""
+    return torch._foreach_sqrt(values) if power == 0.5 else torch._foreach_pow(values, power)
 
 
 class Ftrl(Optimizer):
