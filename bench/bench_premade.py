@@ -27,7 +27,8 @@ beside them.
         [--repeat 3] [--only linear dnn wide_deep wide_deep_tuned boosted_trees]
 
 With `--repeat N` every model is trained N times (the models in turn, so slow
-spells of a shared machine hit them alike) and the row shows the median run.
+spells of a shared machine hit them alike); the row shows the median run and
+the line under it the range of examples/s and AUC over the runs.
 """
 
 from __future__ import annotations
@@ -212,12 +213,17 @@ def main() -> None:
     for name in args.only:
         runs[name].append(run(name, train, test, args))
         ordered = sorted(runs[name], key=lambda r: r["examples_per_s"])
-        r = dict(ordered[len(ordered) // 2], runs_examples_per_s=[x["examples_per_s"] for x in runs[name]])
+        r = dict(ordered[len(ordered) // 2], runs_examples_per_s=[x["examples_per_s"] for x in runs[name]],
+                 runs_auc=[x["auc"] for x in runs[name]])
         results.append(r)
         ref = TF_FIGURES.get(name, {})
         ref_text = ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in ref.items())
         print(f"{name:<17}{r['auc']:>7.3f}{r['train_seconds']:>9.1f}{r['examples_per_s']:>12,.0f}"
               f"{r['model_dir_bytes'] / 1e6:>9.1f}MB   {ref_text}", flush=True)
+        if len(runs[name]) > 1:
+            speeds, aucs = r["runs_examples_per_s"], r["runs_auc"]
+            print(f"{'':<17}runs: {min(speeds):,.0f}-{max(speeds):,.0f} examples/s, "
+                  f"AUC {min(aucs):.3f}-{max(aucs):.3f}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"oracle_auc": oracle, "args": vars(args), "results": results}, f, indent=2)
