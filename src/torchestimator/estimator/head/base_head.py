@@ -394,10 +394,11 @@ class Head:
                                  export_outputs=self._export_outputs(predictions))
         parts = self._loss_parts(logits, labels, features)
         loss = self._training_loss(parts, regularization_losses)
+        predictions = LazyPredictions(lambda: self._step_predictions(logits))  # computed when read
         if mode == ModeKeys.EVAL:
             eval_metrics = self.metrics(regularization_losses=regularization_losses)
             self._update_metrics(eval_metrics, parts, logits, labels, regularization_losses)
-            return EstimatorSpec(mode=mode, predictions=LazyPredictions(lambda: self._step_predictions(logits)), loss=loss,
+            return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  eval_metric_ops=eval_metrics)
         train_op = create_estimator_spec_train_op(
             self._name, optimizer=optimizer, trainable_variables=trainable_variables,
@@ -405,8 +406,7 @@ class Head:
             loss_reduction=self.loss_reduction,
         )
         create_estimator_spec_summary(loss, regularization_losses, self._summary_key)
-        return EstimatorSpec(mode=mode, predictions=LazyPredictions(lambda: self._step_predictions(logits)), loss=loss,
-                             train_op=train_op)
+        return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self._name!r} logits_dimension={self.logits_dimension}>"
