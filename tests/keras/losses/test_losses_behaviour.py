@@ -241,3 +241,28 @@ def test_loss_function_wrapper_serializes_its_function():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert clone([[1.0]], [[3.0]]).item() == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("cls,fn", [(losses.MeanSquaredError, losses.mean_squared_error),
+                                    (losses.MeanAbsoluteError, losses.mean_absolute_error)])
+def test_fused_mean_error_equals_the_per_sample_path(cls, fn):
+    # An unweighted batch mean of MSE/MAE over same-shaped tensors is one fused kernel; its value
+    # and gradient equal the mean of the per-sample losses; weights, masks, other reductions and
+    # mismatched shapes take the per-sample path.
+    y_true = torch.randn(6, 3)
+    y_pred = torch.randn(6, 3, requires_grad=True)
+    fused = cls()(y_true, y_pred)
+    expected = fn(y_true, y_pred).mean()
+    torch.testing.assert_close(fused, expected)
+    (grad_fused,) = torch.autograd.grad(fused, y_pred)
+    (grad_expected,) = torch.autograd.grad(expected, y_pred)
+    torch.testing.assert_close(grad_fused, grad_expected)
+    weights = torch.tensor([1.0, 0.0, 2.0, 1.0, 1.0, 0.5])
+    torch.testing.assert_close(cls()(y_true, y_pred, sample_weight=weights),
+                               (fn(y_true, y_pred) * weights).sum() / 6)
+    torch.testing.assert_close(cls(reduction="sum")(y_true, y_pred), fn(y_true, y_pred).sum())
+    masked = y_pred.detach().clone()
+    masked._keras_mask = torch.tensor([True, True, False, True, False, True])
+    torch.testing.assert_close(cls()(y_true, masked), fn(y_true, masked)[masked._keras_mask].mean())
+    torch.testing.assert_close(cls()(y_true[:, :1], y_pred[:, 0]), fn(y_true[:, 0], y_pred[:, 0]).mean())
+    torch.testing.assert_close(cls()(y_true.double(), y_pred), expected)

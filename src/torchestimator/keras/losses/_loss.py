@@ -7,7 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
+from torchestimator.keras.losses import _regression
 from torchestimator.keras.losses._reduction import Reduction
 from torchestimator.keras.losses._utils import (
     apply_valid_mask,
@@ -99,6 +101,13 @@ class Loss(abc.ABC):
         return f"{type(self).__name__}({args})"
 
 
+#: Loss functions whose unweighted mean over a batch is one torch kernel.
+_FUSED_MEANS: dict[Callable, Callable] = {
+    _regression.mean_squared_error: F.mse_loss,
+    _regression.mean_absolute_error: F.l1_loss,
+}
+
+
 def _fn_name(fn: Any) -> Any:
     """Returns a serializable reference to `fn`: its registered name (or its config)."""
     if hasattr(fn, "get_config") and not isinstance(fn, type):
@@ -121,6 +130,26 @@ class LossFunctionWrapper(Loss):
         super().__init__(reduction=reduction, name=name)
         self.fn = fn
         self._fn_kwargs = kwargs
+
+    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+        """Computes the weighted, reduced loss of a batch (see `Loss.__call__`).
+
+        Mean squared and mean absolute error over same-shaped float tensors, unweighted and
+        reduced over the batch, are one fused kernel (`F.mse_loss` / `F.l1_loss`): the mean
+        of each sample's mean over the last axis is the mean over every element.
+        """
+        fused = _FUSED_MEANS.get(self.fn)
+        if (
+            fused is not None and sample_weight is None and not self._fn_kwargs
+            and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+            and y_pred.ndim and y_pred.numel() and y_true.shape == y_pred.shape
+            and y_true.dtype == y_pred.dtype and y_pred.is_floating_point()
+            and y_true.device == y_pred.device
+            and self._get_reduction() == Reduction.SUM_OVER_BATCH_SIZE
+            and get_mask(y_pred) is None
+        ):
+            return fused(y_pred, y_true)
+        return super().__call__(y_true, y_pred, sample_weight)
 
     def call(self, y_true: torch.Tensor, y_pred: torch.Tensor) -> torch.Tensor:
         """Returns `fn(y_true, y_pred, **kwargs)`, the per-sample losses."""
