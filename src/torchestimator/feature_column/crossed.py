@@ -175,9 +175,8 @@ class CrossedColumn(CategoricalColumn):
                 f"{batch_sizes}; every feature must have one row per example."
             )
         batch = next(iter(batch_sizes.values()))
-        hash_key = _hashing.DEFAULT_CROSS_HASH_KEY if self.hash_key is None else int(self.hash_key)
         ids, rows, cols, width = _cross(
-            sparse_inputs + dense_inputs, batch, hash_key, self.hash_bucket_size
+            sparse_inputs + dense_inputs, batch, self._fold_key, self.hash_bucket_size
         )
         return SparseIds(
             torch.from_numpy(ids), torch.from_numpy(rows), torch.from_numpy(cols), batch, width,
@@ -187,6 +186,11 @@ class CrossedColumn(CategoricalColumn):
     def get_sparse_tensors(self, transformation_cache: Any, state_manager: Any) -> IdWeightPair:
         """Returns `IdWeightPair(crossed ids, None)`."""
         return IdWeightPair(transformation_cache.get(self, state_manager), None)
+
+    @property
+    def _fold_key(self) -> int:
+        """The value the fold of every cross starts from: `hash_key`, or TF's default."""
+        return _hashing.DEFAULT_CROSS_HASH_KEY if self.hash_key is None else int(self.hash_key)
 
     def _memoized_cross(self, transformation_cache: Any, state_manager: Any) -> SparseIds | None:
         """The crossed ids from the column's table of crosses seen so far, when every key is a
@@ -209,19 +213,19 @@ class CrossedColumn(CategoricalColumn):
             inputs.append(sp)
         batch = inputs[0].batch_size
         bounds = [sp.id_bound for sp in inputs]
-        if batch == 0 or any(sp.batch_size != batch for sp in inputs) or math.prod(bounds) > _MAX_MEMO_CROSSES:
+        size = math.prod(bounds)
+        if batch == 0 or any(sp.batch_size != batch for sp in inputs) or size > _MAX_MEMO_CROSSES:
             return None
         ids = [sp.ids.numpy() for sp in inputs]
         index = ids[0]
         for values, bound in zip(ids[1:], bounds[1:]):
             index = index * bound + values
-        table = self._cross_memo(math.prod(bounds))
+        table = self._cross_memo(size)
         crossed = table[index]
         unseen = np.flatnonzero(crossed < 0)
         if unseen.size:
-            hash_key = _hashing.DEFAULT_CROSS_HASH_KEY if self.hash_key is None else int(self.hash_key)
             fresh = _cross([(values[unseen].view(np.uint64), None) for values in ids], unseen.size,
-                           hash_key, self.hash_bucket_size)[0]
+                           self._fold_key, self.hash_bucket_size)[0]
             table[index[unseen]] = fresh
             crossed[unseen] = fresh
         rows, cols = dense_layout(batch, 1)
