@@ -3,14 +3,19 @@ tf.data, distribution, export for serving) rebuilt on PyTorch.
 
     import torchestimator as tf
 
-Namespaces (`tf.keras`, `tf.estimator`, `tf.data`, `tf.feature_column`,
-`tf.train`, `tf.summary`, `tf.compat`) load on first use.
+TensorFlow's core eager API is here too (`tf.constant`, `tf.Variable`,
+`tf.reduce_mean`, `tf.matmul`, `tf.function`, ...): thin functions over torch
+that take and return `torch.Tensor`s. Namespaces (`tf.keras`, `tf.estimator`,
+`tf.data`, `tf.feature_column`, `tf.train`, `tf.math`, `tf.nn`, `tf.image`, ...)
+load on first use.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
+
+import torch as _torch
 
 from torchestimator._dtypes import (
     TensorSpec,
@@ -31,11 +36,22 @@ from torchestimator._dtypes import (
     uint8,
 )
 from torchestimator._gradient_tape import GradientTape
+from torchestimator._ops.array_ops import *  # noqa: F403 - TF's top-level ops
+from torchestimator._ops.control_ops import *  # noqa: F403
+from torchestimator._ops.convert import constant, convert_to_tensor
+from torchestimator._ops.creation import *  # noqa: F403
+from torchestimator._ops.linalg_ops import *  # noqa: F403
+from torchestimator._ops.math_ops import *  # noqa: F403
+from torchestimator._variable import Variable
+
+Tensor = _torch.Tensor  # a "tensor" is a torch.Tensor: isinstance(x, tf.Tensor) works
+newaxis = None
 
 __version__ = "0.1.0"
 
 _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
+    "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors",
 )
 
 

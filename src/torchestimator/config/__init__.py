@@ -1,0 +1,1 @@
+"""`tf.config`: devices and threading."""

@@ -1,0 +1,1 @@
+"""`tf.debugging`: assertions and numeric checks."""

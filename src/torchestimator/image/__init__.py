@@ -1,0 +1,1 @@
+"""`tf.image`: TensorFlow's image ops over torch."""

@@ -1,0 +1,1 @@
+"""`tf.linalg`: TensorFlow's linear algebra ops over torch."""

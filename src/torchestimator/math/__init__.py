@@ -1,0 +1,1 @@
+"""`tf.math`: TensorFlow's math ops over torch."""

@@ -1,0 +1,1 @@
+"""`tf.nn`: TensorFlow's neural-network ops over torch."""

@@ -1,0 +1,1 @@
+"""`tf.random`: TensorFlow's random ops over torch."""

@@ -1,0 +1,1 @@
+"""`tf.strings`: TensorFlow's string ops over numpy object arrays."""
