@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 
 _NAME_COUNTS: dict[str, int] = {}
@@ -27,13 +28,33 @@ def _unique_variable_name(base: str) -> str:
     return base if count == 0 else f"{base}_{count}"
 
 
-class Variable(torch.nn.Parameter):
+class _VariableMeta(ReusableMeta, type(torch.nn.Parameter)):
+    """Inside a `model_fn`, `tf.Variable(...)` returns the variable its first call created (matched
+    by `name=` or by order, as every object model_fn constructs)."""
+
+
+class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
     """A mutable tensor, as TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None,
     shape=None)`.
 
     `initial_value` may be a tensor, a numpy array, a Python value or a
     callable returning one. The variable's `name` ends in ':0' as in TF.
+    Constructed inside an Estimator's `model_fn`, the variable is created on
+    the first call and the same object is returned on later calls.
     """
+
+    @classmethod
+    def create(cls, value: torch.Tensor, trainable: bool = True, name: str | None = None,
+               constraint: Any = None) -> Variable:
+        """Makes a variable holding `value` itself (no copy), bypassing model_fn's object reuse:
+        for weights that an owner (a layer's `add_weight`, `get_variable`) creates and tracks."""
+        obj = torch.Tensor._make_subclass(
+            cls, value.detach(), bool(trainable) and (value.is_floating_point() or value.is_complex())
+        )
+        obj._tf_name = name if name else _unique_variable_name("Variable")
+        obj._tf_trainable = bool(trainable)
+        obj._tf_constraint = constraint
+        return obj
 
     def __new__(
         cls,
@@ -76,13 +97,7 @@ class Variable(torch.nn.Parameter):
                     f"tf.Variable {name or 'Variable'}: initial_value has shape {list(value.shape)}, "
                     f"which is not compatible with the shape argument {list(wanted)}."
                 )
-        trainable = True if trainable is None else bool(trainable)
-        requires_grad = trainable and (value.is_floating_point() or value.is_complex())
-        obj = torch.Tensor._make_subclass(cls, value, requires_grad)
-        obj._tf_name = name if name else _unique_variable_name("Variable")
-        obj._tf_trainable = trainable
-        obj._tf_constraint = constraint
-        return obj
+        return cls.create(value, True if trainable is None else trainable, name, constraint)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # everything happens in __new__
         pass
@@ -181,8 +196,8 @@ class Variable(torch.nn.Parameter):
     def __deepcopy__(self, memo: dict) -> Variable:
         if id(self) in memo:
             return memo[id(self)]
-        copy = Variable(self.detach().clone(), trainable=self._tf_trainable, name=self._tf_name,
-                        constraint=self._tf_constraint)
+        copy = Variable.create(self.detach().clone(), self._tf_trainable, self._tf_name,
+                               self._tf_constraint)
         copy.requires_grad_(self.requires_grad)
         memo[id(self)] = copy
         return copy
@@ -198,6 +213,6 @@ class Variable(torch.nn.Parameter):
 
 
 def _rebuild_variable(data: torch.Tensor, trainable: bool, name: str, requires_grad: bool) -> Variable:
-    variable = Variable(data, trainable=trainable, name=name)
+    variable = Variable.create(data, trainable, name)
     variable.requires_grad_(requires_grad)
     return variable
