@@ -306,8 +306,11 @@ def histogram_buckets(
 
     Equal-width buckets from min to max, the maximum counted in the last
     bucket; when every value is equal, every edge is that value and the last
-    bucket holds the count; no finite values give all zeros. Large tensors are
-    counted in chunks, so the extra memory stays bounded.
+    bucket holds the count; no values give all zeros. Values that are not all
+    finite (NaN or infinite weights) give NaN edges with every value counted in
+    the last bucket, as TF 2's table (whose min and max are then NaN or
+    infinite) is broken too: a histogram never hides a NaN behind the finite
+    rest. Large tensors are counted in chunks, so the extra memory stays bounded.
     """
     if isinstance(values, torch.Tensor):
         data = values.detach().reshape(-1)
@@ -319,11 +322,16 @@ def histogram_buckets(
                 f"histogram {tag!r}: expected numbers (a tensor, array or list); "
                 f"received {type(values).__name__}: {error}"
             ) from None
-    chunks = [_finite_double(chunk) for chunk in data.split(_HISTOGRAM_CHUNK)]
+    chunks = [chunk.double() for chunk in data.split(_HISTOGRAM_CHUNK)]
     chunks = [chunk for chunk in chunks if chunk.numel()]
     total = sum(chunk.numel() for chunk in chunks)
     if total == 0:
         return np.zeros((bucket_count, 3), dtype=np.float64)
+    if not all(bool(torch.isfinite(chunk).all()) for chunk in chunks):
+        table = np.full((bucket_count, 3), np.nan, dtype=np.float64)
+        table[:, 2] = 0.0
+        table[-1, 2] = total
+        return table
     extremes = torch.stack([torch.stack(torch.aminmax(chunk)) for chunk in chunks]).tolist()
     low = min(pair[0] for pair in extremes)
     high = max(pair[1] for pair in extremes)
@@ -340,11 +348,6 @@ def histogram_buckets(
         counts += torch.bincount(index, minlength=bucket_count)
     edges = np.linspace(low, high, bucket_count + 1)
     return np.stack([edges[:-1], edges[1:], counts.cpu().numpy().astype(np.float64)], axis=1)
-
-
-def _finite_double(chunk: torch.Tensor) -> torch.Tensor:
-    chunk = chunk.double()
-    return chunk[torch.isfinite(chunk)]
 
 
 def encode_png(pixels: np.ndarray) -> bytes:

@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.losses._utils import div_no_nan
 from torchestimator.keras.metrics import Mean
 
 
@@ -121,7 +122,7 @@ class LossTracker(Mean):
 
     def result(self) -> torch.Tensor:
         self._flush()
-        return torch.div(self.total, self.count).nan_to_num_(nan=0.0)
+        return div_no_nan(self.total, self.count)  # a NaN total stays NaN
 
     def reset_state(self) -> None:
         self._host_count = 0.0

@@ -10,6 +10,7 @@ import torch
 from torchestimator.keras.losses._utils import (
     apply_valid_mask,
     broadcast_weights,
+    div_no_nan,
     get_mask,
     shape_of,
     squeeze_or_expand_dimensions,
@@ -111,8 +112,8 @@ class Reduce(Metric):
         """Returns the total ('sum') or total / count (the means)."""
         if self.reduction == MetricReduction.SUM:
             return self.total
-        # total / count, and 0 where count is 0 (total is then 0 too: 0/0 -> nan -> 0)
-        return torch.div(self.total, self.count).nan_to_num_(nan=0.0)
+        # 0 where nothing was counted (Keras' divide_no_nan); a NaN total stays NaN
+        return div_no_nan(self.total, self.count)
 
 
 class Sum(Reduce):
