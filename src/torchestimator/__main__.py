@@ -1,0 +1,7 @@
+"""`python -m torchestimator`: the `torchestimator` command."""
+
+import sys
+
+from torchestimator.cli import main
+
+sys.exit(main())
