@@ -22,6 +22,7 @@ import torch
 
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import loop
+from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator import _inputs
 from torchestimator.estimator._model_state import ModelState
@@ -317,6 +318,10 @@ class Estimator:
         `steps` adds that many steps to the global step; `max_steps` stops at
         that global step (a no-op once reached); otherwise training runs until
         the input ends or a hook asks to stop. Returns self.
+
+        The chief holds `model_dir`'s write lock for the whole call: a second
+        process training into the same directory fails at once with an error
+        naming the holder (see `TORCHESTIMATOR_LOCK_WAIT_SECS` to wait instead).
         """
         if self._config.task_type in ("evaluator", "ps"):
             raise ValueError(
@@ -337,6 +342,11 @@ class Estimator:
                 raise TypeError(
                     f"saving_listeners must be CheckpointSaverListener instances; received {listener!r}"
                 )
+        with directory_lock(self._model_dir, "Estimator.train", enabled=self._config.is_chief):
+            return self._train(input_fn, hooks, steps, max_steps, listeners)
+
+    def _train(self, input_fn: Callable, hooks: list, steps: int | None,
+               max_steps: int | None, listeners: list) -> Estimator:
         latest = self.latest_checkpoint()
         meta = checkpoint_metadata(latest) if latest is not None else {}
         if max_steps is not None and max_steps <= int(meta.get("global_step", 0)):

@@ -8,6 +8,7 @@ import shutil
 import time
 from typing import Any
 
+from torchestimator._engine.dir_lock import LOCK_FILENAME
 from torchestimator._engine.state_io import (
     atomic_write_bytes,
     dumps_json,
@@ -91,6 +92,9 @@ class BackupAndRestore(Callback):
         self._chief_worker_only = False
 
     # -- hooks --------------------------------------------------------------------------------
+
+    def _write_locks(self) -> list[tuple[str, str]]:
+        return [(self.backup_dir, LOCK_FILENAME)]
 
     def on_train_begin(self, logs: Logs | None = None) -> None:
         """Restores the last backup, if any, and sets `model._initial_epoch` to resume from it."""

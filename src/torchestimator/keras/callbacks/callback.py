@@ -49,6 +49,11 @@ class Callback:
         # device tensors (CallbackList then does not read them first).
         self._supports_tf_logs = False
 
+    def _write_locks(self) -> list[tuple[str, str]]:
+        """The `(directory, lock file name)` pairs this callback writes: `fit` holds their
+        advisory locks while it runs, so two processes never write the same files."""
+        return []
+
     def set_params(self, params: dict[str, Any]) -> None:
         """Stores the training parameters (`verbose`, `epochs`, `steps`) in `self.params`."""
         self.params = params

@@ -120,6 +120,12 @@ class ModelCheckpoint(Callback):
 
     # -- hooks --------------------------------------------------------------------------------
 
+    def _write_locks(self) -> list[tuple[str, str]]:
+        """The lock of this callback's file pattern, in the folder it writes (other files
+        of a shared folder are not this callback's)."""
+        directory, pattern = os.path.split(os.path.abspath(self.filepath))
+        return [(directory, "." + re.sub(r"[^A-Za-z0-9_.-]", "_", pattern) + ".lock")]
+
     def on_train_begin(self, logs: Logs | None = None) -> None:
         """With `load_weights_on_restart`, loads the newest checkpoint matching `filepath`."""
         if not self.load_weights_on_restart:

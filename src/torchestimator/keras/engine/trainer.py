@@ -9,6 +9,7 @@ the progress bar reads them.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine import loop
+from torchestimator._engine.dir_lock import hold_locks
 from torchestimator.keras.engine import nest
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
@@ -366,31 +368,34 @@ class Trainer:
             def train_fn(batch: Any, _step=self.train_step) -> dict:
                 bx, by, bsw = unpack_x_y_sample_weight(batch)
                 return _step(pack_x_y_sample_weight(bx, by, apply_class_weight(by, bsw, class_weight)))
-        cbs.on_train_begin()
-        start = initial_epoch if self._initial_epoch is None else self._initial_epoch
-        self._initial_epoch = None
-        logs: dict = {}
-        for epoch in range(start, epochs):
-            self.reset_metrics()
-            cbs.on_epoch_begin(epoch)
-            if not self.training:
-                self.train()
-            made = loop.run_steps(train_fn, data, events, device=device)
-            if made == 0 and epoch == start:
-                warnings.warn(
-                    "fit() made no training step: the input is empty or exhausted. A generator "
-                    "can be consumed only once; use a Dataset or pass steps_per_epoch.",
-                    stacklevel=2,
-                )
-            logs = to_python_logs(self.get_metrics_result())
-            if val_data is not None and _should_validate(epoch, validation_freq):
-                val_logs = self._evaluate_data(val_data, device, None, verbose=0)
-                logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            cbs.on_epoch_end(epoch, logs)
-            if self.stop_training:
-                break
-        self.eval()
-        cbs.on_train_end(logs)
+        with contextlib.ExitStack() as locks:  # one writer per directory the callbacks write
+            hold_locks(locks, [lock for c in cbs.callbacks
+                               for lock in getattr(c, "_write_locks", list)()], "Model.fit")
+            cbs.on_train_begin()
+            start = initial_epoch if self._initial_epoch is None else self._initial_epoch
+            self._initial_epoch = None
+            logs: dict = {}
+            for epoch in range(start, epochs):
+                self.reset_metrics()
+                cbs.on_epoch_begin(epoch)
+                if not self.training:
+                    self.train()
+                made = loop.run_steps(train_fn, data, events, device=device)
+                if made == 0 and epoch == start:
+                    warnings.warn(
+                        "fit() made no training step: the input is empty or exhausted. A generator "
+                        "can be consumed only once; use a Dataset or pass steps_per_epoch.",
+                        stacklevel=2,
+                    )
+                logs = to_python_logs(self.get_metrics_result())
+                if val_data is not None and _should_validate(epoch, validation_freq):
+                    val_logs = self._evaluate_data(val_data, device, None, verbose=0)
+                    logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                cbs.on_epoch_end(epoch, logs)
+                if self.stop_training:
+                    break
+            self.eval()
+            cbs.on_train_end(logs)
         self.history = getattr(cbs, "history", None) or next(
             (c for c in getattr(cbs, "callbacks", []) if type(c).__name__ == "History"), None
         )
