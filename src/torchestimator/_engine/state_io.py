@@ -119,6 +119,17 @@ def tensors_from_bytes(data: bytes, source: str = "<bytes>") -> dict[str, torch.
         raise ValueError(f"{source} is not a valid safetensors file (truncated or corrupt): {e}") from e
 
 
+def safetensors_metadata(data: bytes) -> dict[str, str]:
+    """The `__metadata__` string map of safetensors bytes ({} when absent or unreadable)."""
+    try:
+        size = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8:8 + size]) if 0 < size <= len(data) - 8 else {}
+    except ValueError:
+        return {}
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
 def sha256(data: bytes) -> str:
     """Returns the hex SHA-256 of `data` (checkpoint checksums)."""
     return hashlib.sha256(data).hexdigest()

@@ -18,6 +18,7 @@ from torchestimator._engine.state_io import (
     unflatten_state,
 )
 from torchestimator.keras.callbacks.callback import Callback, Logs
+from torchestimator.keras.saving.saving_lib import load_weights_from_bytes, weights_to_bytes
 
 _FORMAT = "torchestimator.keras.callbacks.BackupAndRestore"
 _VERSION = 1
@@ -156,7 +157,7 @@ class BackupAndRestore(Callback):
         optimizer_skeleton = None
         written: list[str] = []
         try:
-            self._write_tensors(model_file, dict(model.state_dict()), written)
+            self._write_bytes(model_file, weights_to_bytes(model, {"format": _FORMAT}), written)
             optimizer = getattr(model, "optimizer", None)
             if optimizer is not None and hasattr(optimizer, "state_dict"):
                 tensors, optimizer_skeleton = flatten_state(optimizer.state_dict())
@@ -196,12 +197,14 @@ class BackupAndRestore(Callback):
                         os.remove(path)
 
     def _write_tensors(self, name: str, tensors: dict[str, Any], written: list[str]) -> None:
+        self._write_bytes(name, tensors_to_bytes(tensors, metadata={"format": _FORMAT}), written)
+
+    def _write_bytes(self, name: str, data: bytes, written: list[str]) -> None:
         path = os.path.join(self.backup_dir, name)
-        data = tensors_to_bytes(tensors, metadata={"format": _FORMAT})
         written.append(path)
         atomic_write_bytes(path, data)
 
-    def _read_tensors(self, name: str) -> dict[str, Any]:
+    def _read_bytes(self, name: str) -> tuple[str, bytes]:
         path = os.path.join(self.backup_dir, name)
         try:
             with open(path, "rb") as f:
@@ -211,6 +214,10 @@ class BackupAndRestore(Callback):
                 f"BackupAndRestore: cannot read {path} named by the backup's metadata: {error}. "
                 "Delete the backup directory to start training from scratch."
             ) from error
+        return path, data
+
+    def _read_tensors(self, name: str) -> dict[str, Any]:
+        path, data = self._read_bytes(name)
         return tensors_from_bytes(data, source=path)
 
     def _restore(self, metadata_path: str) -> None:
@@ -221,9 +228,10 @@ class BackupAndRestore(Callback):
                 "Use an empty or dedicated `backup_dir`."
             )
         model = self.model
-        try:
-            model.load_state_dict(self._read_tensors(metadata["model_file"]))
-        except (RuntimeError, KeyError) as error:
+        try:  # by name, or by order for the same model built again with new layer names
+            path, data = self._read_bytes(metadata["model_file"])
+            load_weights_from_bytes(model, data, path)
+        except (RuntimeError, KeyError, ValueError) as error:
             raise ValueError(
                 f"BackupAndRestore: the backup in {self.backup_dir!r} does not fit this model "
                 f"(is the model built, and the same as the one backed up?): {error}"

@@ -50,7 +50,7 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
             "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
         }))
         archive.writestr("config.json", json.dumps(config))
-        archive.writestr(_WEIGHTS, state_io.tensors_to_bytes(model.state_dict()))
+        archive.writestr(_WEIGHTS, weights_to_bytes(model))
         optimizer = getattr(model, "optimizer", None)
         if optimizer is not None and getattr(optimizer, "_built", False):
             tensors, skeleton = state_io.flatten_state(optimizer.state_dict())
@@ -124,11 +124,14 @@ def load_model(
     return model
 
 
+_ORDER_KEY = "torchestimator.weight_order"
+
+
 def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     """Writes the model's `state_dict` to `filepath` as safetensors (atomically)."""
     filepath = os.fspath(filepath)
     _check_overwrite(filepath, overwrite)
-    state_io.atomic_write_bytes(filepath, state_io.tensors_to_bytes(model.state_dict()))
+    state_io.atomic_write_bytes(filepath, weights_to_bytes(model))
 
 
 def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch: bool = False) -> None:
@@ -148,8 +151,32 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
     else:
         with open(filepath, "rb") as f:
             data = f.read()
-    tensors = state_io.tensors_from_bytes(data, filepath)
-    _load_state_dict(model, tensors, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+    load_weights_from_bytes(model, data, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+
+
+def weights_to_bytes(model: Any, metadata: dict[str, str] | None = None) -> bytes:
+    """The model's `state_dict` as safetensors bytes, recording the weights' order (Keras matches
+    the weights of a model with other layer names by that order)."""
+    state = model.state_dict()
+    return state_io.tensors_to_bytes(
+        state, metadata={**(metadata or {}), _ORDER_KEY: json.dumps(list(state))})
+
+
+def load_weights_from_bytes(model: Any, data: bytes, source: str, by_name: bool = False,
+                            skip_mismatch: bool = False) -> None:
+    """Loads safetensors `data` written by `weights_to_bytes` (or any safetensors state dict) into
+    `model`: by name, else by order when the names differ (a model built again, with new layer
+    names) and the shapes agree. Errors name `source`."""
+    tensors = state_io.tensors_from_bytes(data, source)
+    order = state_io.safetensors_metadata(data).get(_ORDER_KEY)
+    if order:  # safetensors sorts its keys: put them back in the model's order for matching by order
+        try:
+            names = json.loads(order)
+        except ValueError:
+            names = None
+        if isinstance(names, list) and sorted(names) == sorted(tensors):
+            tensors = {name: tensors[name] for name in names}
+    _load_state_dict(model, tensors, source, by_name=by_name, skip_mismatch=skip_mismatch)
 
 
 def _load_state_dict(model: Any, tensors: dict[str, torch.Tensor], source: str, by_name: bool,
