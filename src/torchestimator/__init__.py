@@ -51,7 +51,7 @@ __version__ = "0.1.0"
 
 _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
-    "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors",
+    "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
 )
 
 

@@ -40,11 +40,16 @@ int64 = torch.int64
 uint8 = torch.uint8
 bool = torch.bool  # noqa: A001 - TF's name
 complex64 = torch.complex64
+complex128 = torch.complex128
+uint16 = torch.uint16
+uint32 = torch.uint32
+uint64 = torch.uint64
 
 _BY_NAME = {
     "float16": float16, "half": float16, "bfloat16": bfloat16, "float32": float32,
     "float": float32, "float64": float64, "double": float64, "int8": int8, "int16": int16,
     "int32": int32, "int64": int64, "uint8": uint8, "bool": bool, "complex64": complex64,
+    "complex128": complex128, "uint16": uint16, "uint32": uint32, "uint64": uint64,
     "string": string, "str": string, "object": string,
 }
 
