@@ -42,6 +42,7 @@ from torchestimator._ops.convert import constant, convert_to_tensor
 from torchestimator._ops.creation import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403
 from torchestimator._ops.math_ops import *  # noqa: F403
+from torchestimator._ops.string_ops import as_string
 from torchestimator._variable import Variable
 
 Tensor = _torch.Tensor  # a "tensor" is a torch.Tensor: isinstance(x, tf.Tensor) works

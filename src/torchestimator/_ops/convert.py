@@ -85,7 +85,7 @@ def _from_list(value: list | tuple, dtype: Any) -> Any:
             dtype = torch.complex128
     else:
         _check_python_value(array, dtype)
-    tensor = torch.from_numpy(np.ascontiguousarray(array))
+    tensor = torch.from_numpy(np.require(array, requirements="C"))
     return tensor if dtype is None or tensor.dtype == dtype else tensor.to(dtype)
 
 
@@ -132,7 +132,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         array = np.asarray(value)
         if _is_string_array(array):
             return _string_array(array)
-        tensor = torch.from_numpy(np.ascontiguousarray(array))
+        tensor = torch.from_numpy(np.require(array, requirements="C"))
         return tensor if want is None or tensor.dtype == want else tensor.to(want)
     if isinstance(value, (list, tuple)):
         return _from_list(value, want)
@@ -223,7 +223,7 @@ def _operand_like(value: Any, other: Tensor, op: str) -> Any:
         return value
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
-        converted = torch.from_numpy(np.ascontiguousarray(array))
+        converted = torch.from_numpy(np.require(array, requirements="C"))
         if converted.dtype is not other.dtype:
             if converted.is_floating_point() != other.is_floating_point():
                 _dtype_mismatch(op, other.dtype, converted.dtype)

@@ -686,18 +686,6 @@ def polyval(coeffs: Any, x: Any, name: str | None = None) -> Tensor:
         torch.broadcast_shapes(result.shape, x.shape))
 
 
-def zero_fraction(value: Any, name: str | None = None) -> Tensor:
-    """Returns the fraction of zeros in `value` (TF's `tf.math.zero_fraction`).
-
-    Returns:
-        A scalar float32 tensor.
-    """
-    x = _tensor(value, "zero_fraction", _ANY)
-    if x.numel() == 0:
-        return torch.tensor(float("nan"))
-    return (x == 0).float().mean()
-
-
 def invert_permutation(x: Any, name: str | None = None) -> Tensor:
     """Computes the inverse permutation of a 1-D permutation tensor (TF's
     `tf.math.invert_permutation`)."""

@@ -4,11 +4,12 @@ Elementwise math, comparisons and logic, reductions (`reduce_*` with TF's
 `axis`/`keepdims` rules: `axis=None` reduces everything), scans, `top_k`,
 segment ops, `bincount` and `confusion_matrix`, with TF 2.15's names,
 arguments and dtype rules (no promotion; `reduce_mean` of int32 is int32).
-`l2_normalize`, `softmax`, `log_softmax` and `softsign` live with `tf.nn`'s
-and `tf.linalg`'s ops. Not provided: `betainc`, `polygamma`, `sobol_sample`,
+`l2_normalize`, `softmax`, `log_softmax`, `softsign` and `zero_fraction` are
+shared with `tf.nn` and `tf.linalg`. Not provided: `betainc`, `polygamma`, `sobol_sample`,
 `special`.
 """
 
+from torchestimator._ops.linalg_ops import l2_normalize
 from torchestimator._ops.math_ops import (
     abs,
     accumulate_n,
@@ -132,6 +133,6 @@ from torchestimator._ops.math_ops import (
     xdivy,
     xlog1py,
     xlogy,
-    zero_fraction,
     zeta,
 )
+from torchestimator._ops.nn_ops import log_softmax, softmax, softsign, zero_fraction

@@ -1,1 +1,64 @@
-"""`tf.nn`: TensorFlow's neural-network ops over torch."""
+"""`tf.nn`: TensorFlow's neural-network ops over torch.
+
+Convolutions and pooling take TF's layouts (`NHWC` by default) and padding rules (`'SAME'` pads
+more at the end when the total is odd); see `torchestimator._ops.nn_ops`. `nce_loss` and
+`sampled_softmax_loss` raise `tf.errors.UnimplementedError` naming the replacement.
+"""
+
+from torchestimator._ops.linalg_ops import l2_normalize
+from torchestimator._ops.math_ops import in_top_k, sigmoid, softplus, tanh, top_k
+from torchestimator._ops.nn_ops import (
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    batch_normalization,
+    bias_add,
+    compute_average_loss,
+    conv1d,
+    conv1d_transpose,
+    conv2d,
+    conv2d_transpose,
+    conv3d,
+    conv3d_transpose,
+    convolution,
+    crelu,
+    depth_to_space,
+    depthwise_conv2d,
+    dropout,
+    elu,
+    embedding_lookup,
+    embedding_lookup_sparse,
+    gelu,
+    l2_loss,
+    leaky_relu,
+    local_response_normalization,
+    log_poisson_loss,
+    log_softmax,
+    lrn,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    moments,
+    nce_loss,
+    normalize_moments,
+    relu,
+    relu6,
+    sampled_softmax_loss,
+    scale_regularization_loss,
+    selu,
+    separable_conv2d,
+    sigmoid_cross_entropy_with_logits,
+    silu,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softsign,
+    space_to_depth,
+    sparse_softmax_cross_entropy_with_logits,
+    sufficient_statistics,
+    swish,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+    zero_fraction,
+)

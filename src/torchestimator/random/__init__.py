@@ -1,1 +1,27 @@
-"""`tf.random`: TensorFlow's random ops over torch."""
+"""`tf.random`: TensorFlow's random ops over torch.
+
+Seeding follows TF's rule (see `torchestimator._ops.random_ops`): `set_seed` seeds torch too, and
+an op's `seed=` gives it its own generator for the (global seed, op seed) pair.
+"""
+
+from torchestimator._ops.random_ops import (
+    Generator,
+    categorical,
+    fold_in,
+    gamma,
+    get_global_generator,
+    normal,
+    poisson,
+    set_global_generator,
+    set_seed,
+    shuffle,
+    split,
+    stateless_categorical,
+    stateless_gamma,
+    stateless_normal,
+    stateless_poisson,
+    stateless_truncated_normal,
+    stateless_uniform,
+    truncated_normal,
+    uniform,
+)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import torch
+
+from torchestimator._ops.random_ops import set_seed
 
 
 def set_random_seed(seed: int) -> None:
@@ -26,4 +27,4 @@ def set_random_seed(seed: int) -> None:
     seed = int(seed)
     random.seed(seed)
     np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
+    set_seed(seed)  # tf.random's global seed too, as Keras does; it seeds torch
