@@ -78,8 +78,11 @@ def test_histogram_matches_tensorboard_reference(tmp_path):
 
 def test_histogram_buckets_edge_cases():
     np.testing.assert_array_equal(histogram_buckets([], 3), np.zeros((3, 3)))
-    table = histogram_buckets(torch.tensor([0.0, float("nan"), 1.0, float("inf")]), 2)
+    table = histogram_buckets(torch.tensor([0.0, 1.0]), 2)
     np.testing.assert_array_equal(table, [[0, 0.5, 1], [0.5, 1, 1]])
+    # non-finite values are not hidden behind the finite rest: the edges become NaN
+    table = histogram_buckets(torch.tensor([0.0, float("nan"), 1.0, float("inf")]), 2)
+    assert np.isnan(table[:, :2]).all() and table[:, 2].tolist() == [0, 4]
     table = histogram_buckets(torch.arange(4), 2)  # integer tensors are counted too
     np.testing.assert_array_equal(table[:, 2], [2, 2])
 
