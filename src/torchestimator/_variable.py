@@ -10,6 +10,8 @@ without recording gradients and return the variable (what `tf.group` takes).
 
 from __future__ import annotations
 
+import copy
+import threading
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,12 @@ from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 
 _NAME_COUNTS: dict[str, int] = {}
+_SCOPE = threading.local()  # the `tf.name_scope` prefix of this thread ('' or 'outer/inner/')
+
+
+def current_name_scope() -> str:
+    """The active `tf.name_scope` prefix ('' outside any scope, else ending in '/')."""
+    return getattr(_SCOPE, "prefix", "")
 
 
 def _unique_variable_name(base: str) -> str:
@@ -54,6 +62,8 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
         obj._tf_name = name if name else _unique_variable_name("Variable")
         obj._tf_trainable = bool(trainable)
         obj._tf_constraint = constraint
+        if constraint is not None:  # Keras optimizers apply it after each update
+            obj._keras_constraint = constraint
         return obj
 
     def __new__(
@@ -97,6 +107,9 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
                     f"tf.Variable {name or 'Variable'}: initial_value has shape {list(value.shape)}, "
                     f"which is not compatible with the shape argument {list(wanted)}."
                 )
+        prefix = current_name_scope()
+        if prefix:  # inside tf.name_scope('outer'): 'outer/v', 'outer/Variable'
+            name = _unique_variable_name(prefix + "Variable") if name is None else prefix + name
         return cls.create(value, True if trainable is None else trainable, name, constraint)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # everything happens in __new__
@@ -121,6 +134,9 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
     def numpy(self) -> np.ndarray:  # type: ignore[override]
         """Returns the current value as a numpy array (a copy, on the host)."""
         return self.detach().cpu().as_subclass(torch.Tensor).numpy().copy()
+
+    def __float__(self) -> float:  # `float(v)` reads the value (no autograd warning)
+        return float(self.detach())
 
     def value(self) -> torch.Tensor:
         """Returns the current value as a plain tensor; gradients flow back to the variable."""
@@ -196,15 +212,18 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
     def __deepcopy__(self, memo: dict) -> Variable:
         if id(self) in memo:
             return memo[id(self)]
-        copy = Variable.create(self.detach().clone(), self._tf_trainable, self._tf_name,
-                               self._tf_constraint)
-        copy.requires_grad_(self.requires_grad)
-        memo[id(self)] = copy
-        return copy
+        new = Variable.create(self.detach().clone(), self._tf_trainable, self._tf_name)
+        new.requires_grad_(self.requires_grad)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():  # the constraint, Keras' attributes, ...
+            if key not in ("_tf_name", "_tf_trainable"):
+                setattr(new, key, copy.deepcopy(value, memo))
+        return new
 
     def __reduce_ex__(self, protocol: int):
+        extra = {k: v for k, v in self.__dict__.items() if k not in ("_tf_name", "_tf_trainable")}
         return (_rebuild_variable, (self.detach().cpu().as_subclass(torch.Tensor).clone(),
-                                    self._tf_trainable, self._tf_name, self.requires_grad))
+                                    self._tf_trainable, self._tf_name, self.requires_grad, extra))
 
     def __repr__(self) -> str:
         value = np.array2string(self.numpy(), separator=", ")
@@ -212,7 +231,10 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
                 f"dtype={dtype_name(self.dtype)}, numpy={value}>")
 
 
-def _rebuild_variable(data: torch.Tensor, trainable: bool, name: str, requires_grad: bool) -> Variable:
+def _rebuild_variable(data: torch.Tensor, trainable: bool, name: str, requires_grad: bool,
+                      extra: dict | None = None) -> Variable:
     variable = Variable.create(data, trainable, name)
     variable.requires_grad_(requires_grad)
+    for key, value in (extra or {}).items():
+        setattr(variable, key, value)
     return variable

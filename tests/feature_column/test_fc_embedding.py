@@ -82,7 +82,8 @@ def test_table_is_a_layer_weight_with_tf_name_and_default_initializer():
     col = fc.embedding_column(fc.categorical_column_with_identity("i", 1000), 16)
     assert col.name == "i_embedding" and col.variable_shape == (16,)
     layer = fc.DenseFeatures([col], name="input_layer")
-    out = layer({"i": np.array([1, 2])})
+    with tf.GradientTape():  # numpy inputs at the top level record gradients only under a tape
+        out = layer({"i": np.array([1, 2])})
     (w,) = layer.weights
     assert w._keras_name == "input_layer/i_embedding/embedding_weights" and tuple(w.shape) == (1000, 16)
     # truncated normal(0, 1/sqrt(16)): within 2 stddev, stddev close to 0.25 * 0.88
@@ -137,7 +138,8 @@ def test_shared_embeddings_share_one_table():
     assert layer.weights[0]._keras_name.endswith("/liked_watched_shared_embedding")
     # sorted: liked, watched
     np.testing.assert_allclose(out, [np.r_[TABLE[2], TABLE[0] + TABLE[1]], np.r_[np.zeros(3), TABLE[3]]])
-    out_t = layer({"watched": np.array([1, 1]), "liked": np.array([1, 1])})
+    with tf.GradientTape():
+        out_t = layer({"watched": np.array([1, 1]), "liked": np.array([1, 1])})
     out_t.sum().backward()
     np.testing.assert_allclose(layer.weights[0].grad[1].numpy(), [4.0, 4.0, 4.0])  # both columns
 

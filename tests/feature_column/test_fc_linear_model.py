@@ -69,7 +69,9 @@ def test_weighted_column_and_multi_dimensional_dense_column():
 
 def test_gradients_reach_only_the_ids_seen():
     model = fc.LinearModel([COLOR])
-    model(FEATS).sum().backward()
+    with tf.GradientTape():  # numpy inputs at the top level record gradients only under a tape
+        out = model(FEATS)
+    out.sum().backward()
     (w,) = [p for p in model.weights if p._keras_name.endswith("color/weights")]
     np.testing.assert_array_equal(w.grad.numpy()[:, 0], [1, 1, 1])
     assert model.bias.grad.tolist() == [2.0]

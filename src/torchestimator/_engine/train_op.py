@@ -96,15 +96,36 @@ def _no_grad_error() -> None:
 
 
 def group(*ops: Any) -> TrainOp:
-    """Combines train ops (as `tf.group`) so that one step runs all of them."""
+    """Combines train ops (as `tf.group`) so that one step runs all of them.
+
+    Tensors and variables (what `assign*` returned), None and no-ops stand for
+    eager ops that already ran: they add nothing. With no train op left, the
+    result is a `NoOp` (an `EstimatorSpec` accepts it as `train_op`).
+    """
+    entries = _group_entries(ops)
+    if entries:
+        return TrainOp(entries)
+    from torchestimator._ops.control_ops import NoOp
+
+    return NoOp()
+
+
+def _group_entries(ops: Any) -> list:
     entries: list = []
     for op in ops:
-        if op is None:
+        if op is None or isinstance(op, torch.Tensor):
             continue
         if isinstance(op, (list, tuple)):
-            entries.extend(group(*op).entries)
+            entries.extend(_group_entries(op))
+        elif isinstance(op, dict):
+            entries.extend(_group_entries(list(op.values())))
         elif isinstance(op, TrainOp):
             entries.extend(op.entries)
+        elif hasattr(op, "numpy") or hasattr(op, "__array__"):
+            continue  # an eager value (a metric's state, a numpy array): already computed
         else:
-            raise TypeError(f"tf.group() takes train ops (what minimize() returns); received {op!r}")
-    return TrainOp(entries)
+            raise TypeError(
+                "tf.group() takes train ops (what minimize() returns), no-ops, and the tensors or "
+                f"variables eager ops returned; received {op!r:.200}"
+            )
+    return entries

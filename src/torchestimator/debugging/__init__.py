@@ -1,1 +1,48 @@
-"""`tf.debugging`: assertions and numeric checks."""
+"""`tf.debugging`: assertions and numeric checks (eager: each raises at once, as TF 2's eager
+mode), plus the debugging switches TF has (`set_log_device_placement`, `enable_check_numerics`,
+traceback filtering)."""
+
+from torchestimator._ops.check_ops import (
+    Assert,
+    assert_all_finite,
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_integer,
+    assert_less,
+    assert_less_equal,
+    assert_near,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
+    assert_proper_iterable,
+    assert_rank,
+    assert_rank_at_least,
+    assert_rank_in,
+    assert_same_float_dtype,
+    assert_scalar,
+    assert_shapes,
+    assert_type,
+    check_numerics,
+    disable_check_numerics,
+    disable_traceback_filtering,
+    enable_check_numerics,
+    enable_traceback_filtering,
+    get_log_device_placement,
+    is_numeric_tensor,
+    is_traceback_filtering_enabled,
+    set_log_device_placement,
+)
+
+__all__ = [
+    "Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal",
+    "assert_integer", "assert_less", "assert_less_equal", "assert_near", "assert_negative",
+    "assert_non_negative", "assert_non_positive", "assert_none_equal", "assert_positive",
+    "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
+    "assert_same_float_dtype", "assert_scalar", "assert_shapes", "assert_type", "check_numerics",
+    "disable_check_numerics", "disable_traceback_filtering", "enable_check_numerics",
+    "enable_traceback_filtering", "get_log_device_placement", "is_numeric_tensor",
+    "is_traceback_filtering_enabled", "set_log_device_placement",
+]

@@ -46,9 +46,13 @@ def unique_object_name(class_name: str, zero_based: bool = True) -> str:
 
 
 def clear_session() -> None:
-    """Resets the global state: default layer names start again from `dense`, `dense_1`, ..."""
+    """Resets the global state: default layer names start again from `dense`, `dense_1`, ...,
+    and default `tf.Variable` names from `Variable`, `Variable_1`, ..."""
+    from torchestimator import _variable
+
     with _LOCK:
         _NAME_COUNTS.clear()
+        _variable._NAME_COUNTS.clear()
     for fn in list(_CLEAR_SESSION_CALLBACKS):
         fn()
 

@@ -7,10 +7,26 @@ does both, checks `input_spec`, threads `training` and masks through nested
 layers, and, when given symbolic `KerasTensor`s, records a graph node instead
 of computing (the functional API).
 
-Weights are `torch.nn.Parameter`s registered on the module, so
-`parameters()`, `state_dict()`, `.to(device)`, `torch.compile` and
-`torch.export` see them. A weight declared non-trainable (BatchNorm's moving
-statistics) is a Parameter with `requires_grad=False`.
+Weights are `tf.Variable`s (a `torch.nn.Parameter` subclass) registered on
+the module, so `parameters()`, `state_dict()`, `.to(device)`, `torch.compile`
+and `torch.export` see them, and TF code reads `weight.name`
+('dense/kernel:0'), `weight.numpy()` and calls `weight.assign(...)`. A weight
+declared non-trainable (BatchNorm's moving statistics), or one of a layer
+with `trainable=False`, does not record gradients.
+
+When a call records gradients (the `.numpy()` rule). TensorFlow records
+gradients only inside a `GradientTape`; torch records every operation on a
+parameter. The rule that makes both kinds of program work: a layer or model
+called at the top level (not from inside another layer's `call`), with
+autograd enabled, no active `GradientTape`, and not inside `fit`/`evaluate`/
+`predict` or an Estimator's `model_fn` (an active object scope), on inputs
+that are not torch tensors (numpy arrays, Python lists or numbers, or dicts
+and lists of those) runs under `torch.no_grad()`: its output can be read with
+`.numpy()`, as TF's quickstart does with `model(x_train[:1]).numpy()`. Torch
+tensor inputs (including `tf.constant` results and the batches `fit` passes),
+or an active `GradientTape`, keep autograd, so hand-written torch loops and
+TF custom training loops train as before. The check runs only for non-tensor
+inputs, so calls on tensors (every call inside `fit`) pay nothing for it.
 """
 
 from __future__ import annotations
@@ -23,6 +39,8 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._engine.object_scope import ReusableMeta, current_scope
+from torchestimator._gradient_tape import recording
+from torchestimator._variable import Variable
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine import nest
 from torchestimator.keras.engine.call_context import CONTEXT
@@ -35,6 +53,7 @@ from torchestimator.keras.engine.layer_utils import (
     _fast_spec,
     _first_tensor,
     _has_hooks,
+    _holds_tensor,
     _jsonable_shape,
     _resolve_constraint,
     _resolve_initializer,
@@ -50,6 +69,11 @@ _BASE_KWARGS = {
     "input_shape", "batch_input_shape", "batch_size", "input_dim", "input_length",
     "weights", "activity_regularizer", "autocast", "dynamic",
 }
+
+
+def _at_top_level() -> bool:
+    """True when no layer call is in progress in this thread (and no shape trace runs)."""
+    return CONTEXT.depth == 0 and not CONTEXT.tracing
 
 
 class Layer(torch.nn.Module, metaclass=ReusableMeta):
@@ -113,7 +137,7 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         self._input_spec: Any = None
         self._fast_spec: tuple | None = None
         self._inbound_nodes: list = []
-        self._own_weights: list[torch.nn.Parameter] = []
+        self._own_weights: list[Variable] = []
         self._activity_losses: list = []
         self._build_shapes: Any = None
         self._build_device: torch.device | None = None
@@ -255,8 +279,9 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         trainable: bool | None = None,
         constraint: Any = None,
         **kwargs: Any,
-    ) -> torch.nn.Parameter:
-        """Creates a weight of this layer and returns it (a registered `nn.Parameter`).
+    ) -> Variable:
+        """Creates a weight of this layer and returns it: a `tf.Variable` named
+        '<layer name>/<name>' (a registered `nn.Parameter`).
 
         `initializer` is a name ('glorot_uniform', 'zeros', ...), an initializer
         object or a callable `(shape, dtype) -> tensor`; floats default to
@@ -286,13 +311,14 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             value = value.reshape(shape) if value.numel() == int(np.prod(shape)) else value.expand(shape).clone()
         if self._build_device is not None and value.device != self._build_device:
             value = value.to(self._build_device)
-        param = torch.nn.Parameter(
-            value, requires_grad=bool(trainable and self._trainable and dtype.is_floating_point)
-        )
+        constraint = _resolve_constraint(constraint)
+        param = Variable.create(value, bool(trainable), f"{self.name}/{name}", constraint)
+        if not self._trainable and param.requires_grad:
+            param.requires_grad_(False)
         param._keras_trainable = bool(trainable)
-        param._keras_name = f"{self.name}/{name}"
+        param._keras_name = param._tf_name
         param._keras_regularizer = _resolve_regularizer(regularizer)
-        param._keras_constraint = _resolve_constraint(constraint)
+        param._keras_constraint = constraint
         attr = name.replace("/", "_").replace(".", "_").replace(":", "_")
         base, i = attr, 1
         while attr in self._parameters or (attr in self.__dict__) or attr in self._modules:
@@ -354,7 +380,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         for layer in self._flatten_layers():
             layer._trainable = value
             for p in layer._own_and_raw_weights():
-                p.requires_grad_(value and getattr(p, "_keras_trainable", True) and p.is_floating_point())
+                declared = getattr(p, "_keras_trainable", getattr(p, "_tf_trainable", True))
+                p.requires_grad_(value and declared and p.is_floating_point())
 
     def get_weights(self) -> list[np.ndarray]:
         """Returns the layer's weights as a list of numpy arrays (the order of `weights`)."""
@@ -473,6 +500,15 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             if is_symbolic(inputs) or (len(args) > 1 and any(is_symbolic(a) for a in args[1:])):
                 return self._symbolic_call(args, kwargs)
             if not isinstance(inputs, torch.Tensor):
+                if (
+                    _at_top_level()
+                    and torch.is_grad_enabled()
+                    and not recording()
+                    and current_scope() is None
+                    and not _holds_tensor(inputs)
+                ):  # TF's eager semantics for a top-level call on numpy: nothing records
+                    with torch.no_grad():
+                        return self.__call__(*args, **kwargs)
                 inputs = _to_tensor(inputs, self._compute_dtype if self._autocast else None)
                 args = (inputs,) + args[1:]
         elif len(args) > 1 and any(is_symbolic(a) for a in args[1:]):

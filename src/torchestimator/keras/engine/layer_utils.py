@@ -74,6 +74,17 @@ def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
     return value
 
 
+def _holds_tensor(value: Any) -> bool:
+    """True if `value` is a torch tensor or a dict/list/tuple holding one (at any depth)."""
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_tensor(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return False
+
+
 def _first_tensor(value: Any) -> torch.Tensor | None:
     for leaf in nest.flatten(value):
         if isinstance(leaf, torch.Tensor):
