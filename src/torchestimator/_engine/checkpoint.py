@@ -16,6 +16,10 @@ and renamed (tensors first, then JSON), then the index file `<dir>/checkpoint`
 (TensorFlow's `CheckpointState` text format, relative paths) is rewritten
 atomically; a crash at any moment leaves the previous complete checkpoint
 reachable. Loading never unpickles.
+
+`CheckpointManager` (the Estimator's `model.ckpt-<step>` files) and `tf.train.Checkpoint`
+(object-based, `train/_checkpoint.py`) both write through `write_checkpoint` and
+`write_index`: one format, whatever names the tensors carry.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ __all__ = [
     "list_variables",
     "load_checkpoint",
     "load_variable",
+    "write_checkpoint",
+    "write_index",
 ]
 
 
@@ -438,6 +444,114 @@ def _delete_checkpoint(prefix: str) -> None:
     _VERIFIED.pop(os.path.abspath(prefix), None)
 
 
+def _unwritable(directory: str, error: OSError) -> OSError:
+    """`error` re-raised as TF's error type (a subclass of the same OSError), naming `directory`."""
+    from torchestimator import errors
+
+    reason = error.strerror or str(error)
+    message = f"Cannot write a checkpoint into {directory!r}: {reason}."
+    if isinstance(error, PermissionError):
+        return errors.PermissionDeniedError(None, None, message)
+    if isinstance(error, (FileNotFoundError, NotADirectoryError)):
+        return errors.NotFoundError(None, None, message)
+    return OSError(error.errno, message)
+
+
+def _ensure_directory(directory: str) -> None:
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise _unwritable(directory, e) from e
+
+
+def write_checkpoint(
+    prefix: str,
+    tensors: dict[str, torch.Tensor],
+    global_step: int,
+    extra: dict[str, Any] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> None:
+    """Writes checkpoint `prefix` (`<prefix>.safetensors` and `<prefix>.json`) atomically.
+
+    Both files are fully written and fsynced under temporary names before either is
+    renamed (tensors first, then the metadata that completes the checkpoint). The index
+    file is not touched (see `write_index`). `global_step` is recorded in the metadata;
+    `extra` is any JSON-able dict stored with it.
+
+    Raises:
+      tf.errors.PermissionDeniedError / NotFoundError (OSErrors): the folder of `prefix`
+        cannot be created or written; the message names it.
+    """
+    directory = os.path.dirname(os.path.abspath(prefix))
+    data = tensors_to_bytes(tensors, metadata={"format": _FORMAT_NAME, "global_step": str(global_step)})
+    metadata = {
+        "format": _FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "global_step": int(global_step),
+        "extra": extra if extra is not None else {},
+        "tensors_file": os.path.basename(prefix) + TENSORS_SUFFIX,
+        "sha256": sha256(data),
+        "size_bytes": len(data),
+        "timestamp": clock(),
+    }
+    try:
+        meta_bytes = dumps_json(metadata)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Checkpoint metadata (`extra`) must be JSON-serializable: {e}") from e
+    _ensure_directory(directory)
+    try:
+        tmp_tensors = _write_temp(directory, data)
+    except OSError as e:
+        raise _unwritable(directory, e) from e
+    try:
+        tmp_meta = _write_temp(directory, meta_bytes)
+    except BaseException:
+        _remove(tmp_tensors)
+        raise
+    try:
+        os.replace(tmp_tensors, prefix + TENSORS_SUFFIX)
+        os.replace(tmp_meta, prefix + METADATA_SUFFIX)
+    finally:
+        _remove(tmp_tensors)
+        _remove(tmp_meta)
+    fsync_dir(directory)
+    _VERIFIED.pop(os.path.abspath(prefix), None)
+
+
+def write_index(
+    directory: str,
+    model_checkpoint_path: str,
+    all_model_checkpoint_paths: list[str],
+    all_model_checkpoint_timestamps: list[float] | None = None,
+    last_preserved_timestamp: float = 0.0,
+) -> None:
+    """Atomically rewrites `<directory>/checkpoint` (TF's `CheckpointState` text format), so
+    that `latest_checkpoint(directory)` names `model_checkpoint_path`. Paths inside
+    `directory` are written relative to it, as TF does."""
+    def relative(path: str) -> str:
+        if os.path.dirname(path) and os.path.normpath(os.path.dirname(os.path.abspath(path))) == here:
+            return os.path.basename(path)
+        return path
+
+    here = os.path.normpath(os.path.abspath(directory))
+    text = _index_text(
+        relative(model_checkpoint_path),
+        [relative(p) for p in all_model_checkpoint_paths],
+        list(all_model_checkpoint_timestamps or []),
+        last_preserved_timestamp,
+    )
+    _ensure_directory(directory)
+    try:
+        tmp = _write_temp(directory, text.encode("utf-8"))
+    except OSError as e:
+        raise _unwritable(directory, e) from e
+    try:
+        os.replace(tmp, os.path.join(directory, INDEX_FILENAME))
+    finally:
+        _remove(tmp)
+    fsync_dir(directory)
+
+
 class CheckpointManager:
     """Saves numbered checkpoints in `directory` and deletes old ones, as TF's `Saver` under
     an Estimator (and `tf.train.CheckpointManager`).
@@ -490,7 +604,7 @@ class CheckpointManager:
         self._latest: str | None = None
         now = clock()
         self._last_preserved_timestamp = now
-        os.makedirs(directory, exist_ok=True)
+        _ensure_directory(directory)
         self._remove_stale_temp_files()
         self._recover(now)
 
@@ -566,12 +680,14 @@ class CheckpointManager:
         global_step: int,
         tensors: dict[str, torch.Tensor],
         extra: dict[str, Any] | None = None,
+        step_tensor: bool = True,
     ) -> str:
         """Writes checkpoint `<directory>/<basename>-<global_step>` and deletes old ones.
 
         `tensors` is a flat `{name: tensor}` dict; a scalar int64 `global_step` tensor is
-        added if absent. `extra` is any JSON-able dict stored in the metadata. Re-saving
-        an existing step overwrites it.
+        added if absent (unless `step_tensor` is False: object-based checkpoints number
+        their files without storing the number as a tensor). `extra` is any JSON-able
+        dict stored in the metadata. Re-saving an existing step overwrites it.
 
         Returns:
           The checkpoint prefix.
@@ -599,49 +715,18 @@ class CheckpointManager:
         tensors = dict(tensors)
         if "global_step" in tensors:
             stored = tensors["global_step"]
-            if stored.numel() != 1 or int(stored.reshape(()).item()) != global_step:
+            if step_tensor and (stored.numel() != 1 or int(stored.reshape(()).item()) != global_step):
                 raise ValueError(
                     "CheckpointManager.save: tensors['global_step'] holds "
                     f"{stored.tolist()} but `global_step` is {global_step}; they must agree."
                 )
-        else:
+        elif step_tensor:
             tensors["global_step"] = torch.tensor(global_step, dtype=torch.int64)
 
         relative = f"{self._basename}-{global_step}"
         prefix = os.path.join(self._directory, relative)
         now = self._clock()
-        data = tensors_to_bytes(tensors, metadata={"format": _FORMAT_NAME, "global_step": str(global_step)})
-        metadata = {
-            "format": _FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
-            "global_step": global_step,
-            "extra": extra if extra is not None else {},
-            "tensors_file": relative + TENSORS_SUFFIX,
-            "sha256": sha256(data),
-            "size_bytes": len(data),
-            "timestamp": now,
-        }
-        try:
-            meta_bytes = dumps_json(metadata)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"CheckpointManager.save: `extra` must be JSON-serializable: {e}") from e
-        os.makedirs(self._directory, exist_ok=True)
-        # Both files are fully written and fsynced before either rename, so the window in
-        # which an overwritten step is inconsistent is two renames long.
-        tmp_tensors = _write_temp(self._directory, data)
-        try:
-            tmp_meta = _write_temp(self._directory, meta_bytes)
-        except BaseException:
-            _remove(tmp_tensors)
-            raise
-        try:
-            os.replace(tmp_tensors, prefix + TENSORS_SUFFIX)
-            os.replace(tmp_meta, prefix + METADATA_SUFFIX)
-        finally:
-            _remove(tmp_tensors)
-            _remove(tmp_meta)
-        fsync_dir(self._directory)
-        _VERIFIED.pop(os.path.abspath(prefix), None)
+        write_checkpoint(prefix, tensors, global_step, extra, clock=lambda: now)
 
         # Move a re-saved step to the end of the queue (TF's CheckpointManager).
         self._kept.pop(relative, None)
@@ -669,18 +754,13 @@ class CheckpointManager:
         return changed
 
     def _write_index(self) -> None:
-        text = _index_text(
+        write_index(
+            self._directory,
             self._relative(self._latest) if self._latest else "",
             list(self._kept),
             list(self._kept.values()),
             self._last_preserved_timestamp,
         )
-        tmp = _write_temp(self._directory, text.encode("utf-8"))
-        try:
-            os.replace(tmp, os.path.join(self._directory, INDEX_FILENAME))
-        finally:
-            _remove(tmp)
-        fsync_dir(self._directory)
 
     def __repr__(self) -> str:
         return (

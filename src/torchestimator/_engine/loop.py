@@ -7,7 +7,8 @@ A front (Keras' Trainer, the Estimator) supplies:
     Estimator hooks, checkpoint and summary triggers are built on these).
 
 The loop never reads a value back from the device by itself: only the events
-that need a number (a progress bar, a logging hook) synchronise.
+that need a number (a progress bar, a logging hook) synchronise. A Ctrl-C arrives
+between steps, never inside one (`interrupts.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from torchestimator._engine.interrupts import interrupts_between_steps
 
 
 def default_device() -> torch.device:
@@ -78,7 +81,7 @@ def run_steps(
     if max_steps is not None and max_steps <= 0:
         return 0
     iterator = iter(batches)
-    with torch.set_grad_enabled(grad_enabled):
+    with torch.set_grad_enabled(grad_enabled), interrupts_between_steps() as guard:
         while True:
             try:
                 batch = next(iterator)
@@ -86,10 +89,12 @@ def run_steps(
                 break
             if device is not None:
                 batch = to_device(batch, device)
+            guard.in_step = True  # Ctrl-C from here waits for the step and its events to end
             events.before_step(steps)
             outputs = step_fn(batch)
             stop = events.after_step(steps, outputs)
             steps += 1
+            guard.end_step()
             if stop or (max_steps is not None and steps >= max_steps):
                 break
     return steps

@@ -7,12 +7,17 @@ names it: `training/<optimizer name>/<variable>/<slot>` (`training/Adagrad/
 dnn/logits/kernel/accumulator`), `training/<optimizer name>/iter` and
 `.../learning_rate`; TF1's optimizers (`tf.compat.v1.train`) name slots
 `<variable>/<optimizer name>` (`.../kernel/Adagrad`, Ftrl's `Ftrl` and `Ftrl_1`).
+When model_fn returns `Scaffold(saver=tf.train.Checkpoint(...))`, what that Checkpoint
+tracks is named by its object paths instead (`net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE`,
+as TF's Estimator writes it), so `tf.train.Checkpoint(...).restore()` reads it; the rest
+keeps the names above. Both are read back on resume.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import re
 from typing import Any
 
 import numpy as np
@@ -62,6 +67,47 @@ class ModelState:
         self.scope = ObjectScope()
         self.global_step = 0
         self.var_cache: dict = {}
+        # The `tf.train.Checkpoint` of the spec's `Scaffold(saver=...)`: it names what it tracks.
+        self.object_checkpoint: Any = None
+        self.scaffold_initialized = False
+
+    def use_scaffold(self, scaffold: Any) -> None:
+        """Takes the `saver` of the `Scaffold` model_fn returned: a `tf.train.Checkpoint` makes
+        the Estimator's checkpoints object-based for the values it tracks."""
+        saver = getattr(scaffold, "saver", None)
+        if saver is None:
+            return
+        if not getattr(saver, "_is_object_checkpoint", False):
+            raise TypeError(
+                "EstimatorSpec.scaffold.saver must be a tf.train.Checkpoint (or None); received "
+                f"{type(saver).__name__}: {saver!r:.100}."
+            )
+        self.object_checkpoint = saver
+
+    def _object_graph(self) -> Any:
+        """The object graph of the scaffold's Checkpoint (the global step variable holding the
+        current step), or None without one."""
+        if self.object_checkpoint is None:
+            return None
+        from torchestimator.train import _global_step, _object_graph
+
+        if self.scope.extra.get(_global_step.VARIABLE_KEY) is not None:
+            _global_step.global_step_variable(self.scope, self.global_step)
+        return _object_graph.walk(self.object_checkpoint)
+
+    @staticmethod
+    def _covered_optimizers(graph: Any) -> set[int]:
+        """ids of the optimizers whose whole state the object graph holds (a legacy or TF1
+        optimizer's slots are keyed under their variables: all of those must be in it)."""
+        from torchestimator.train._object_graph import _classes, _optimizer_style
+
+        covered = set()
+        for optimizer in graph.objects(_classes()[2]):
+            if _optimizer_style(optimizer) == "keras" or all(
+                id(v) in graph.tensor_keys for v in optimizer._vars
+            ):
+                covered.add(id(optimizer))
+        return covered
 
     # ------------------------------------------------------------------ objects
     def layers(self) -> list:
@@ -112,6 +158,37 @@ class ModelState:
                         "them distinct names so their checkpoint variables do not collide."
                     )
                 out[name] = tensor
+        for name, variable in self.free_variables():
+            if id(variable) in seen:
+                continue
+            seen.add(id(variable))
+            if name in out:
+                raise ValueError(
+                    f"model_fn created two different variables named {name!r}; give them distinct "
+                    "names so their checkpoint variables do not collide."
+                )
+            out[name] = variable
+        return out
+
+    def free_variables(self) -> list[tuple[str, torch.Tensor]]:
+        """`(checkpoint name, variable)` of the variables model_fn created outside any layer:
+        `tf.compat.v1.get_variable` (its scoped name, 'outer/inner/w') and `tf.Variable` (its
+        `name=`; unnamed ones `Variable`, `Variable_1`, ... (`outer/Variable` in a name scope)
+        numbered in creation order per model_fn, as in TF's graph, not per process)."""
+        from torchestimator._variable import Variable
+
+        out: list[tuple[str, torch.Tensor]] = []
+        unnamed: dict[str, int] = {}
+        for key, obj in self.scope.objects.items():
+            if not isinstance(obj, Variable):
+                continue
+            name = obj._tf_name
+            if key[0] == "order":  # unnamed: its default name carries a process-wide number
+                base = re.sub(r"_\d+$", "", name)
+                n = unnamed.get(base, 0)
+                unnamed[base] = n + 1
+                name = base if n == 0 else f"{base}_{n}"
+            out.append((name, obj))
         return out
 
     def _optimizer_prefixes(self) -> list[tuple[str, Any]]:
@@ -125,13 +202,30 @@ class ModelState:
 
     # ------------------------------------------------------------------ saving
     def tensors_and_extra(self, extra: dict | None = None) -> tuple[dict, dict]:
-        """Returns the checkpoint's tensors and its JSON metadata."""
+        """Returns the checkpoint's tensors and its JSON metadata.
+
+        With a scaffold's `tf.train.Checkpoint`, what it tracks is stored under its object
+        paths (`net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE`, as TF's Estimator with
+        `Scaffold(saver=ckpt)`); everything else under the Estimator's variable names.
+        """
+        return self._gather(extra, self._object_graph())
+
+    def _gather(self, extra: dict | None, graph: Any) -> tuple[dict, dict]:
         variables = self.named_variables()
-        tensors = {name: t.detach() for name, t in variables.items()}
+        tensors: dict[str, torch.Tensor] = {}
+        covered_tensors: dict[int, str] = {}
+        covered_optimizers: set[int] = set()
+        if graph is not None:
+            tensors.update((key, leaf.value()) for key, leaf in graph.leaves.items())
+            covered_tensors = graph.tensor_keys
+            covered_optimizers = self._covered_optimizers(graph)
+        tensors.update((name, t.detach()) for name, t in variables.items() if id(t) not in covered_tensors)
         name_of = {id(t): name for name, t in variables.items()}
         meta: dict[str, Any] = {"optimizers": {}, "optimizer_names": "tf"}
+        if graph is not None:
+            meta["object_checkpoint"] = True
         for prefix, opt in self._optimizer_prefixes():
-            if not getattr(opt, "_built", False):
+            if not getattr(opt, "_built", False) or id(opt) in covered_optimizers:
                 continue
             state = dict(opt.state_dict())
             state["iterations"] = torch.tensor(int(state["iterations"]), dtype=torch.int64)
@@ -157,15 +251,22 @@ class ModelState:
 
     def save(self, manager: ckpt.CheckpointManager, extra: dict | None = None) -> str:
         """Writes a checkpoint at the current global step; returns its path."""
-        tensors, meta = self.tensors_and_extra(extra)
-        return manager.save(self.global_step, tensors, meta)
+        from torchestimator.train._global_step import VARIABLE_KEY
+
+        graph = self._object_graph()
+        tensors, meta = self._gather(extra, graph)
+        # The global step is a tensor of the checkpoint unless the object graph holds it.
+        step_variable = self.scope.extra.get(VARIABLE_KEY)
+        step_tensor = graph is None or id(step_variable) not in graph.tensor_keys
+        return manager.save(self.global_step, tensors, meta, step_tensor=step_tensor)
 
     # ------------------------------------------------------------------ loading
     def restore(self, path: str, restore_rng: bool = False) -> dict:
         """Loads weights, optimizer state and the global step from checkpoint `path`;
         returns its metadata. Raises ValueError naming a missing or mis-shaped variable."""
         tensors, meta = ckpt.load_checkpoint(path)
-        variables = self.named_variables()
+        restored, restored_optimizers = self._restore_objects(path, tensors)
+        variables = {n: t for n, t in self.named_variables().items() if id(t) not in restored}
         missing = [n for n in variables if n not in tensors]
         if missing:
             raise ValueError(
@@ -191,7 +292,7 @@ class ModelState:
                 sub = tensors
             else:  # written before TF's names: `<prefix>/<path>`
                 sub = {k[len(prefix) + 1:]: v for k, v in tensors.items() if k.startswith(prefix + "/")}
-            if not getattr(opt, "_built", False):
+            if not getattr(opt, "_built", False) or id(opt) in restored_optimizers:
                 continue
             opt.load_state_dict(state_io.unflatten_state(sub, skeleton))
         self.global_step = int(meta.get("global_step", extra.get("global_step", 0)))
@@ -200,9 +301,37 @@ class ModelState:
         logger.info("Restoring parameters from %s", path)
         return extra
 
+    def _restore_objects(self, path: str, tensors: dict) -> tuple[set[int], set[int]]:
+        """Restores the values of the scaffold's Checkpoint found under their object paths;
+        returns the ids of the tensors and optimizers restored (the rest is restored by name)."""
+        graph = self._object_graph()
+        if graph is None:
+            return set(), set()
+        ready = [(leaf, tensors[key]) for key, leaf in graph.leaves.items() if key in tensors]
+        for leaf, value in ready:
+            leaf.check(value, path)
+        for leaf, value in ready:
+            leaf.restore(value)
+        restored = {id(leaf.target) for leaf, _ in ready if isinstance(leaf.target, torch.Tensor)}
+        restored_paths = {leaf.path[:-1] for leaf, _ in ready}
+        optimizers = set()
+        for optimizer_id in self._covered_optimizers(graph):  # its step count was in the file
+            if graph.optimizer_paths[optimizer_id] in restored_paths:
+                optimizers.add(optimizer_id)
+        for optimizer in graph.objects(_optimizer_class()):
+            if optimizer._kernel is not None:
+                optimizer._kernel.invalidate_cache()
+        return restored, optimizers
+
     def initialize_step(self) -> None:
         """Starts from freshly initialized weights at global step 0."""
         self.global_step = 0
+
+
+def _optimizer_class() -> type:
+    from torchestimator.keras.optimizers import Optimizer
+
+    return Optimizer
 
 
 def rng_state() -> tuple[dict[str, torch.Tensor], dict]:

@@ -15,6 +15,7 @@ import torch
 
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine.train_op import TrainOp
+from torchestimator._variable import Variable
 from torchestimator.estimator._model_state import rng_state, set_rng_state
 
 
@@ -24,13 +25,33 @@ def checkpoint_metadata(path: str) -> dict:
         return json.load(f)
 
 
-def check_train_op(train_op: Any) -> None:
-    """Raises ValueError unless `train_op` is what `optimizer.minimize` returned in model_fn."""
-    if not isinstance(train_op, TrainOp):
-        raise ValueError(
-            "EstimatorSpec.train_op must be what optimizer.minimize(loss) returned inside "
-            f"model_fn (or tf.group of such ops); received {train_op!r:.200}"
-        )
+def check_train_op(train_op: Any) -> TrainOp:
+    """Returns `train_op` as a TrainOp: what `optimizer.minimize(loss)` or
+    `optimizer.apply_gradients(...)` returned in model_fn, `tf.group` of such ops, or a
+    variable (what `assign*` returned, e.g. `global_step.assign_add(1)`: nothing more to run).
+    Raises ValueError naming anything else (a loss tensor given as train_op trains nothing)."""
+    if isinstance(train_op, TrainOp):
+        return train_op
+    if isinstance(train_op, Variable):
+        return _ALREADY_RUN
+    raise ValueError(
+        "EstimatorSpec.train_op must be what optimizer.minimize(loss) or "
+        "optimizer.apply_gradients(grads_and_vars) returned inside model_fn (or tf.group of such "
+        f"ops); received {train_op!r:.200}"
+    )
+
+
+class _AlreadyRun(TrainOp):
+    """The train op of a variable `assign*` returned: nothing left to run."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    def run(self, resolved_vars: dict | None = None) -> None:
+        """Does nothing."""
+
+
+_ALREADY_RUN = _AlreadyRun()
 
 
 def transfer_device(batch: Any, device: torch.device) -> torch.device | None:

@@ -43,6 +43,7 @@ from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
+from torchestimator.train import _global_step
 
 logger = logging.getLogger("torchestimator")
 
@@ -234,6 +235,7 @@ class Estimator:
         extra["summaries"] = {}
         extra["mode"] = mode
         extra["global_step"] = self._state.global_step
+        extra[_global_step.UPDATES_KEY] = None
         with scope:
             spec = self._model_fn(features=features, **kwargs)
         if type(spec) is not EstimatorSpec and not isinstance(spec, EstimatorSpec):
@@ -245,6 +247,8 @@ class Estimator:
                 f"model_fn was called in mode {mode!r} but returned an EstimatorSpec for mode "
                 f"{spec.mode!r}."
             )
+        if spec.scaffold is not None:
+            self._state.use_scaffold(spec.scaffold)
         return spec
 
     def _prepare(self, mode: str, first_batch: Any, checkpoint_path: str | None,
@@ -252,11 +256,21 @@ class Estimator:
         """Calls model_fn on the first batch (creating its objects on the first call), then
         loads the checkpoint (or warm-starts); returns that call's EstimatorSpec."""
         features, labels = _inputs.split_batch(first_batch, mode)
-        with torch.set_grad_enabled(mode == ModeKeys.TRAIN):
-            spec = self._call_model_fn(features, labels, mode)
+        try:
+            with torch.set_grad_enabled(mode == ModeKeys.TRAIN):
+                spec = self._call_model_fn(features, labels, mode)
+        except Exception as e:
+            # As TF, a model_fn taking labels gets None when input_fn yields features only (the
+            # TF guides' model_fns read labels from the features); name that when it fails.
+            if mode == ModeKeys.TRAIN and labels is None and "labels" in self._model_fn_args:
+                raise ValueError(
+                    "Labels are missing in TRAIN mode: input_fn returned features only, so model_fn "
+                    f"received labels=None, and it failed: {type(e).__name__}: {e}. Make input_fn "
+                    "return (features, labels)."
+                ) from e
+            raise
         if mode == ModeKeys.TRAIN:
-            check_train_op(spec.train_op)
-            self._build_optimizers(spec.train_op)
+            self._build_optimizers(check_train_op(spec.train_op))
         path = checkpoint_path
         if path is not None and os.path.isdir(path):
             path = ckpt.latest_checkpoint(path)
@@ -268,6 +282,10 @@ class Estimator:
             from torchestimator.estimator.warm_starting import warm_start
 
             warm_start(self._state, self._warm_start_settings)
+        init_fn = getattr(spec.scaffold, "init_fn", None)
+        if init_fn is not None and not self._state.scaffold_initialized:
+            self._state.scaffold_initialized = True  # once, when the model is first created
+            init_fn(Session(self, mode))
         return spec
 
     def _build_optimizers(self, train_op: TrainOp) -> None:
@@ -302,12 +320,6 @@ class Estimator:
         first = next(iterator, None)
         if first is None:
             return None, iterator, None
-        features, labels = _inputs.split_batch(first, mode)
-        if mode == ModeKeys.TRAIN and labels is None and "labels" in self._model_fn_args:
-            raise ValueError(
-                "Labels are missing in TRAIN mode: input_fn returned features only, but model_fn "
-                "takes labels. Make input_fn return (features, labels)."
-            )
         return loop.to_device(first, self._device), iterator, transfer_device(first, self._device)
 
     # ------------------------------------------------------------------ train
@@ -371,15 +383,19 @@ class Estimator:
         state = self._state
         call_model_fn = self._call_model_fn
         var_cache = state.var_cache
+        scope_extra = state.scope.extra
+        updates_key = _global_step.UPDATES_KEY
+        advance_global_step = _global_step.advance
 
         def step_fn(batch: Any) -> Any:
             features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
             spec = call_model_fn(features, labels, ModeKeys.TRAIN)
             train_op = spec.train_op
             if type(train_op) is not TrainOp:
-                check_train_op(train_op)
+                train_op = check_train_op(train_op)
             train_op.run(var_cache)
-            state.global_step += 1
+            # One advance per train op: what model_fn's `global_step.assign_add(...)` recorded, or 1.
+            state.global_step = advance_global_step(state.global_step, scope_extra[updates_key])
             session.input_position += 1
             session.spec = spec
             return spec
@@ -391,6 +407,12 @@ class Estimator:
             made = loop.run_steps(step_fn, chain_batches(first, iterator), runner, device=device)
             session.input_position = None
             runner.end()
+        except KeyboardInterrupt:
+            # As TF's CheckpointSaverHook.end: keep the steps made so far, then stop.
+            for hook in runner.hooks:
+                if isinstance(hook, basic_hooks.CheckpointSaverHook):
+                    hook.end(session)
+            raise
         finally:
             close_iterator(iterator)
             self._close_writers()

@@ -133,10 +133,15 @@ def warm_start(state: Any, settings: WarmStartSettings) -> list[str]:
             "vars_to_warm_start must be a regex string, a list of regex strings, or None; "
             f"received {selector!r}"
         )
+    graph = state._object_graph()
+    object_keys = graph.tensor_keys if graph is not None else {}
     done = []
     with torch.no_grad():
         for name in chosen:
             prev = settings.var_name_to_prev_var_name.get(name, name)
+            if prev not in tensors and name not in settings.var_name_to_prev_var_name:
+                # an object-based checkpoint (Scaffold(saver=tf.train.Checkpoint)) keys it by path
+                prev = object_keys.get(id(variables[name]), prev)
             if prev not in tensors:
                 if name in settings.var_name_to_prev_var_name:
                     raise ValueError(

@@ -31,6 +31,22 @@ from torchestimator.keras.optimizers.schedules import learning_rate_schedule as 
 _LEGACY_ONLY_KWARGS = ("decay", "gradient_aggregator", "gradient_transformers")
 
 
+class _GradientCarrier(torch.autograd.Function):
+    """A zero scalar whose backward returns given gradients for given variables: the loss of
+    a deferred `apply_gradients()` train op (backward puts the gradients in `.grad`)."""
+
+    @staticmethod
+    def forward(ctx: Any, grads: tuple, *variables: torch.Tensor) -> torch.Tensor:
+        ctx.grads = grads
+        return torch.zeros((), device=variables[0].device)
+
+    @staticmethod
+    def backward(ctx: Any, _: torch.Tensor) -> tuple:
+        grads = ctx.grads
+        ctx.grads = None
+        return (None, *grads)
+
+
 class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
     """Abstract optimizer base class (Keras 2.15's `tf.keras.optimizers.Optimizer`).
 
@@ -319,12 +335,17 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         name: str | None = None,
         skip_gradients_aggregation: bool = False,
         **kwargs: Any,
-    ) -> IterationsValue:
+    ) -> IterationsValue | Any:
         """Applies gradients to variables; builds the optimizer for new variables.
 
         `grads_and_vars` is an iterable of `(gradient, variable)` pairs
         (gradients may be None: such variables are skipped). Returns the new
         `iterations`.
+
+        Inside an Estimator's `model_fn` the update is deferred, as `minimize()`'s: it
+        returns the train op the Estimator runs once model_fn has returned, in TRAIN mode
+        only (model_fn also runs to build the model and in EVAL/PREDICT mode, where TF's
+        graph never ran the train op).
         """
         kwargs.pop("experimental_aggregate_gradients", None)
         if kwargs:
@@ -336,11 +357,57 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
                     "apply_gradients() expects (gradient, variable) pairs, e.g. zip(grads, vars); "
                     f"item {position} is {pair!r}."
                 )
+        from torchestimator._engine.object_scope import current_scope
+
+        scope = current_scope()
+        if scope is not None and "mode" in scope.extra:
+            return self._deferred_apply(pairs, scope.extra["mode"])
         if not pairs:
             return self.iterations
         self.build([v for _, v in pairs])
         self._apply_partial(pairs, owned=False)
         return self.iterations
+
+    def _deferred_apply(self, pairs: list[tuple[Any, torch.Tensor]], mode: str) -> Any:
+        """The train op applying `pairs` (gradients already computed, e.g. by a GradientTape)
+        when the Estimator runs it: its loss hands each gradient to its variable on backward
+        (no computation), then this optimizer steps those variables. In EVAL/PREDICT mode an
+        empty op (it would never run)."""
+        from torchestimator._engine.train_op import TrainOp
+
+        if mode != "train":
+            from torchestimator._ops.control_ops import NoOp
+
+            return NoOp()
+        grads, variables = [], []
+        for g, v in pairs:
+            if g is None:
+                continue
+            if not isinstance(v, torch.Tensor) or not v.requires_grad:
+                raise ValueError(
+                    f"apply_gradients(): {_var_name(v)} is not a trainable variable (it does not "
+                    "require grad), so the optimizer cannot update it."
+                )
+            if not isinstance(g, torch.Tensor):
+                g = torch.as_tensor(g, dtype=v.dtype, device=v.device)
+            elif g.is_sparse:
+                g = g.to_dense()
+            if g.shape != v.shape:
+                raise ValueError(
+                    f"Gradient for {_var_name(v)} has shape {tuple(g.shape)}, but the variable has shape "
+                    f"{tuple(v.shape)}."
+                )
+            grads.append(g.detach().to(dtype=v.dtype, device=v.device))
+            variables.append(v)
+        if not variables:
+            names = [_var_name(v, i) for i, (_, v) in enumerate(pairs)]
+            raise ValueError(
+                f"No gradients provided for any variable: {names}. Check that the loss depends on the "
+                "variables (and that it was computed under the GradientTape)."
+            )
+        with torch.enable_grad():
+            carrier = _GradientCarrier.apply(tuple(grads), *variables)
+        return TrainOp([(self, carrier, variables)])
 
     def _apply_partial(self, pairs: list[tuple[Any, torch.Tensor]], owned: bool) -> None:
         """Filters out missing gradients, converts the others, then updates."""
