@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import socket
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -74,21 +77,93 @@ def unflatten_state(tensors: dict[str, torch.Tensor], skeleton: Any) -> Any:
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
     """Writes `data` to `path` so that a crash leaves either the old file or the new one:
-    a temporary file in the same folder, fsynced, then renamed over `path`."""
+    a temporary file in the same folder, fsynced, then renamed over `path`.
+
+    The temporary name (`.<name>.tmp-<pid>@<host>-<random>`) records the writing process, so
+    the temporary files of a process killed mid-save are removed by the next successful save
+    of the same file (`remove_stale_temps`). An error (disk full, file too large, read-only
+    or missing folder) is an OSError of the same kind whose message names `path` and the cause;
+    no temporary file is left behind."""
+    path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f"{_temp_stem(os.path.basename(path))}{os.getpid()}@{_HOST}-",
+                                   dir=directory)
+    except OSError as e:
+        raise _naming(e, path) from e
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except BaseException as e:
+        try:
             os.remove(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise _naming(e, path) from e
         raise
     fsync_dir(directory)
+    remove_stale_temps(directory, os.path.basename(path))
+
+
+_HOST = re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname())[:64] or "localhost"
+_MAX_STEM = 100  # file names stay under the usual 255-byte limit
+_TEMP_RE = re.compile(r"^\.(?P<name>.*)\.tmp-(?P<pid>\d+)@(?P<host>[A-Za-z0-9_.-]+)-[A-Za-z0-9_]+$", re.S)
+
+
+def _temp_stem(name: str) -> str:
+    return f".{name[:_MAX_STEM]}.tmp-"
+
+
+def _naming(error: OSError, path: str) -> OSError:
+    """`error` (the same OSError subclass, by errno) with a message naming `path`."""
+    reason = error.strerror or str(error)
+    if error.errno is None:
+        return OSError(f"Cannot save {path!r}: {reason}")
+    return OSError(error.errno, f"Cannot save {path!r}: {reason}")
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, as another user
+        return True
+    return True
+
+
+def remove_stale_temps(directory: str, target: str | Callable[[str], bool] | None = None) -> list[str]:
+    """Removes the temporary files `atomic_write_bytes` left in `directory` when the process
+    writing them died (SIGKILL, power loss): those written on this host by a process that no
+    longer exists. `target` restricts it to the temporary files of that file name, or of the
+    names it accepts (a callable); None removes every stale one. Returns the removed paths."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        m = _TEMP_RE.match(name)
+        if m is None or m.group("host") != _HOST:
+            continue
+        if isinstance(target, str) and m.group("name") != target[:_MAX_STEM]:
+            continue
+        if callable(target) and not target(m.group("name")):
+            continue
+        if int(m.group("pid")) == os.getpid() or _process_exists(int(m.group("pid"))):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            os.remove(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
 
 
 def fsync_dir(directory: str) -> None:
@@ -128,6 +203,17 @@ def safetensors_metadata(data: bytes) -> dict[str, str]:
         return {}
     metadata = header.get("__metadata__") if isinstance(header, dict) else None
     return metadata if isinstance(metadata, dict) else {}
+
+
+def tensors_digest(tensors: dict[str, torch.Tensor]) -> str:
+    """SHA-256 over the names, dtypes, shapes and bytes of `tensors` (in name order): recorded in
+    a file's metadata, it detects damage a safetensors reader cannot (a flipped bit in a value)."""
+    digest = hashlib.sha256()
+    for name in sorted(tensors):
+        tensor = tensors[name].detach().cpu().contiguous()
+        digest.update(f"{name}\0{tensor.dtype}\0{tuple(tensor.shape)}\0".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    return digest.hexdigest()
 
 
 def sha256(data: bytes) -> str:

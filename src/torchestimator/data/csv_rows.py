@@ -80,6 +80,14 @@ def _python_encoding(encoding: str) -> str:
     return "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
 
 
+def _not_text(path: str, fmt: CsvFormat, error: UnicodeDecodeError, line: int) -> ValueError:
+    return ValueError(
+        f"{path}:{line}: the file is not valid {fmt.encoding} text ({error.reason}, byte "
+        f"{error.object[error.start:error.start + 1]!r}). Pass the file's encoding as "
+        "encoding=..., or fix the file."
+    )
+
+
 def text_rows(path: str, fmt: CsvFormat) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) for each non-blank row of a file, header skipped."""
     raw = open_binary(path, fmt.compression_type)
@@ -88,7 +96,13 @@ def text_rows(path: str, fmt: CsvFormat) -> Iterator[tuple[int, list[str]]]:
         reader = csv.reader(f, delimiter=fmt.field_delim, quoting=quoting, strict=False)
         skip_header = fmt.header
         line = 1
-        for fields in reader:
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except UnicodeDecodeError as error:
+                raise _not_text(path, fmt, error, line) from None
             start, line = line, reader.line_num + 1
             if not fields or fields == [""]:
                 continue
@@ -103,9 +117,12 @@ def read_header(path: str, fmt: CsvFormat) -> list[str] | None:
     raw = open_binary(path, fmt.compression_type)
     with io.TextIOWrapper(raw, encoding=_python_encoding(fmt.encoding), newline="") as f:
         quoting = csv.QUOTE_MINIMAL if fmt.use_quote_delim else csv.QUOTE_NONE
-        for fields in csv.reader(f, delimiter=fmt.field_delim, quoting=quoting):
-            if fields and fields != [""]:
-                return fields
+        try:
+            for fields in csv.reader(f, delimiter=fmt.field_delim, quoting=quoting):
+                if fields and fields != [""]:
+                    return fields
+        except UnicodeDecodeError as error:
+            raise _not_text(path, fmt, error, 1) from None
     return None
 
 

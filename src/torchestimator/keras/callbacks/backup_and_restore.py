@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from typing import Any
@@ -13,6 +14,8 @@ from torchestimator._engine.state_io import (
     atomic_write_bytes,
     dumps_json,
     flatten_state,
+    remove_stale_temps,
+    sha256,
     tensors_from_bytes,
     tensors_to_bytes,
     unflatten_state,
@@ -23,6 +26,7 @@ from torchestimator.keras.saving.saving_lib import load_weights_from_bytes, weig
 _FORMAT = "torchestimator.keras.callbacks.BackupAndRestore"
 _VERSION = 1
 _METADATA = "training_metadata.json"
+_BACKUP_FILE = re.compile(r"^backup-\d+\.(model|optimizer)\.safetensors$")
 
 
 class BackupAndRestore(Callback):
@@ -40,7 +44,10 @@ class BackupAndRestore(Callback):
     files) and two safetensors files per backup (model, optimizer). Each file
     is written to a temporary name, fsynced and renamed, and the JSON that
     points at them is written last, so a crash while saving leaves the
-    previous backup intact. Nothing is pickled.
+    previous backup intact. The metadata records the SHA-256 of each file and
+    of itself, so a damaged backup is reported naming the file instead of
+    resuming from wrong values; the temporary and superseded files of a
+    process killed mid-backup are removed by the next backup. Nothing is pickled.
 
         callback = tf.keras.callbacks.BackupAndRestore(backup_dir="/tmp/backup")
         model.fit(x, y, epochs=10, callbacks=[callback])  # interrupted at epoch 4
@@ -99,6 +106,7 @@ class BackupAndRestore(Callback):
 
     def on_train_begin(self, logs: Logs | None = None) -> None:
         """Restores the last backup, if any, and sets `model._initial_epoch` to resume from it."""
+        remove_stale_temps(self.backup_dir)  # of a process killed mid-backup
         metadata_path = os.path.join(self.backup_dir, _METADATA)
         if not os.path.exists(metadata_path):
             return
@@ -156,13 +164,15 @@ class BackupAndRestore(Callback):
         optimizer_file = None
         optimizer_skeleton = None
         written: list[str] = []
+        digests: dict[str, str] = {}
         try:
-            self._write_bytes(model_file, weights_to_bytes(model, {"format": _FORMAT}), written)
+            digests[model_file] = self._write_bytes(
+                model_file, weights_to_bytes(model, {"format": _FORMAT}), written)
             optimizer = getattr(model, "optimizer", None)
             if optimizer is not None and hasattr(optimizer, "state_dict"):
                 tensors, optimizer_skeleton = flatten_state(optimizer.state_dict())
                 optimizer_file = f"backup-{generation}.optimizer.safetensors"
-                self._write_tensors(optimizer_file, tensors, written)
+                digests[optimizer_file] = self._write_tensors(optimizer_file, tensors, written)
             steps = self.params.get("steps") if self.params else None
             if batch is None or (steps is not None and batch >= steps - 1):
                 initial_epoch, initial_step = epoch + 1, 0
@@ -179,8 +189,10 @@ class BackupAndRestore(Callback):
                 "model_file": model_file,
                 "optimizer_file": optimizer_file,
                 "optimizer_state": optimizer_skeleton,
+                "sha256": digests,
                 "time": time.time(),
             }
+            metadata["checksum"] = sha256(dumps_json(metadata))
             atomic_write_bytes(os.path.join(self.backup_dir, _METADATA), dumps_json(metadata))
         except BaseException:
             # The metadata still names the previous backup: drop this half-written one.
@@ -188,23 +200,27 @@ class BackupAndRestore(Callback):
                 if os.path.exists(path):
                     os.remove(path)
             raise
-        if previous:
-            for key in ("model_file", "optimizer_file"):
-                old = previous.get(key)
-                if old and old not in (model_file, optimizer_file):
-                    path = os.path.join(self.backup_dir, old)
-                    if os.path.exists(path):
-                        os.remove(path)
+        # The previous backup's files, and any a process killed mid-backup left behind.
+        for name in os.listdir(self.backup_dir):
+            if _BACKUP_FILE.match(name) and name not in (model_file, optimizer_file):
+                try:
+                    os.remove(os.path.join(self.backup_dir, name))
+                except FileNotFoundError:
+                    pass
+        remove_stale_temps(self.backup_dir)
 
-    def _write_tensors(self, name: str, tensors: dict[str, Any], written: list[str]) -> None:
-        self._write_bytes(name, tensors_to_bytes(tensors, metadata={"format": _FORMAT}), written)
+    def _write_tensors(self, name: str, tensors: dict[str, Any], written: list[str]) -> str:
+        return self._write_bytes(name, tensors_to_bytes(tensors, metadata={"format": _FORMAT}), written)
 
-    def _write_bytes(self, name: str, data: bytes, written: list[str]) -> None:
+    def _write_bytes(self, name: str, data: bytes, written: list[str]) -> str:
+        """Writes `name` atomically; returns the SHA-256 of `data`."""
         path = os.path.join(self.backup_dir, name)
         written.append(path)
         atomic_write_bytes(path, data)
+        return sha256(data)
 
-    def _read_bytes(self, name: str) -> tuple[str, bytes]:
+    def _read_bytes(self, name: str, expected: str | None = None) -> tuple[str, bytes]:
+        """Reads backup file `name`; checks it against the SHA-256 the metadata records."""
         path = os.path.join(self.backup_dir, name)
         try:
             with open(path, "rb") as f:
@@ -214,10 +230,17 @@ class BackupAndRestore(Callback):
                 f"BackupAndRestore: cannot read {path} named by the backup's metadata: {error}. "
                 "Delete the backup directory to start training from scratch."
             ) from error
+        if expected is not None and sha256(data) != expected:
+            tensors_from_bytes(data, source=path)  # reports a file that is not even safetensors
+            raise ValueError(
+                f"BackupAndRestore: the backup file {path} is corrupt: its SHA-256 differs from "
+                f"the one its metadata records. Delete {self.backup_dir!r} to start training "
+                "from scratch."
+            )
         return path, data
 
-    def _read_tensors(self, name: str) -> dict[str, Any]:
-        path, data = self._read_bytes(name)
+    def _read_tensors(self, name: str, expected: str | None = None) -> dict[str, Any]:
+        path, data = self._read_bytes(name, expected)
         return tensors_from_bytes(data, source=path)
 
     def _restore(self, metadata_path: str) -> None:
@@ -228,19 +251,37 @@ class BackupAndRestore(Callback):
                 "Use an empty or dedicated `backup_dir`."
             )
         model = self.model
+        digests = metadata.get("sha256") or {}
+        try:
+            model_file = metadata["model_file"]
+            initial_epoch = int(metadata["initial_epoch"])
+            initial_step = int(metadata["initial_step"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(
+                f"BackupAndRestore: the backup metadata {metadata_path} is incomplete or corrupt "
+                f"({type(error).__name__}: {error}). Delete {self.backup_dir!r} to start training "
+                "from scratch."
+            ) from error
+        path, data = self._read_bytes(model_file, digests.get(model_file))
         try:  # by name, or by order for the same model built again with new layer names
-            path, data = self._read_bytes(metadata["model_file"])
             load_weights_from_bytes(model, data, path)
         except (RuntimeError, KeyError, ValueError) as error:
             raise ValueError(
                 f"BackupAndRestore: the backup in {self.backup_dir!r} does not fit this model "
                 f"(is the model built, and the same as the one backed up?): {error}"
             ) from error
-        if metadata.get("optimizer_file") and getattr(model, "optimizer", None) is not None:
-            tensors = self._read_tensors(metadata["optimizer_file"])
-            model.optimizer.load_state_dict(unflatten_state(tensors, metadata["optimizer_state"]))
-        model._initial_epoch = int(metadata["initial_epoch"])
-        model._initial_step = int(metadata["initial_step"])
+        optimizer_file = metadata.get("optimizer_file")
+        if optimizer_file and getattr(model, "optimizer", None) is not None:
+            tensors = self._read_tensors(optimizer_file, digests.get(optimizer_file))
+            try:
+                model.optimizer.load_state_dict(unflatten_state(tensors, metadata["optimizer_state"]))
+            except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as error:
+                raise ValueError(
+                    f"BackupAndRestore: the optimizer state in {self.backup_dir!r} "
+                    f"({optimizer_file}) does not fit this model's optimizer: {error}"
+                ) from error
+        model._initial_epoch = initial_epoch
+        model._initial_step = initial_step
         self._current_epoch = model._initial_epoch
 
     @staticmethod
@@ -249,9 +290,21 @@ class BackupAndRestore(Callback):
             return None
         try:
             with open(path, encoding="utf-8") as f:
-                return json.load(f)
+                metadata = json.load(f)
         except (OSError, ValueError) as error:
             raise ValueError(
                 f"BackupAndRestore: cannot read the backup metadata {path}: {error}. "
                 "Delete the backup directory to start training from scratch."
             ) from error
+        if not isinstance(metadata, dict):
+            raise ValueError(
+                f"BackupAndRestore: the backup metadata {path} is not a JSON object. Delete the "
+                "backup directory to start training from scratch."
+            )
+        recorded = metadata.pop("checksum", None)
+        if recorded is not None and sha256(dumps_json(metadata)) != recorded:
+            raise ValueError(
+                f"BackupAndRestore: the backup metadata {path} is corrupt: it fails its checksum. "
+                "Delete the backup directory to start training from scratch."
+            )
+        return metadata

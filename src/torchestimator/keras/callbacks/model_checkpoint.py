@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from torchestimator._engine.state_io import remove_stale_temps
 from torchestimator.keras.callbacks._logs import print_msg, to_python
 from torchestimator.keras.callbacks.callback import Callback, Logs
 
@@ -127,7 +128,9 @@ class ModelCheckpoint(Callback):
         return [(directory, "." + re.sub(r"[^A-Za-z0-9_.-]", "_", pattern) + ".lock")]
 
     def on_train_begin(self, logs: Logs | None = None) -> None:
-        """With `load_weights_on_restart`, loads the newest checkpoint matching `filepath`."""
+        """Removes the temporary files of a killed earlier run; with `load_weights_on_restart`,
+        loads the newest checkpoint matching `filepath`."""
+        self._remove_stale_temps()
         if not self.load_weights_on_restart:
             return
         path = self._get_most_recently_modified_file_matching_pattern(self.filepath)
@@ -205,6 +208,15 @@ class ModelCheckpoint(Callback):
             self.model.save_weights(filepath)
         else:
             self.model.save(filepath)
+        self._remove_stale_temps()
+
+    def _remove_stale_temps(self) -> None:
+        """Each save is atomic (a temporary file renamed over the final name): removes the
+        temporary files a process killed mid-save left, for every name of `filepath`'s pattern."""
+        parts = re.split(r"\{[^{}]*\}", os.path.basename(self.filepath))
+        names = re.compile("^" + ".*".join(re.escape(part) for part in parts) + "$", re.S)
+        remove_stale_temps(os.path.dirname(os.path.abspath(self.filepath)),
+                           lambda name: bool(names.match(name)))
 
     def _get_file_path(self, epoch: int, batch: int | None, logs: Logs) -> str:
         """Returns `filepath` formatted with the epoch (from 1), the batch (from 1) and the logs."""

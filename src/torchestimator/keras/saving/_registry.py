@@ -58,6 +58,26 @@ def custom_object_scope(*dicts: dict[str, Any]) -> Iterator[None]:
         _SCOPE.objects = previous
 
 
+# The namespaces whose classes and functions register themselves as built-ins when imported
+# (tf.keras loads them on first use): a process that only loads a model has not imported them,
+# so deserializing imports them when a name is not found.
+_BUILTIN_MODULES = (
+    "layers", "optimizers", "losses", "metrics", "activations", "initializers", "regularizers",
+    "constraints", "models",
+)
+_builtins_loaded = False
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        import importlib
+
+        for name in _BUILTIN_MODULES:
+            importlib.import_module(f"torchestimator.keras.{name}")
+        _builtins_loaded = True
+
+
 def get_registered_object(name: str, custom_objects: dict[str, Any] | None = None) -> Any:
     """Returns the class or function registered under `name`, or None."""
     if custom_objects and name in custom_objects:
@@ -118,6 +138,9 @@ def deserialize_keras_object(
         return config
     if isinstance(config, str):
         found = (module_objects or {}).get(config) or get_registered_object(config, custom_objects)
+        if found is None and not _builtins_loaded:
+            _load_builtins()
+            found = get_registered_object(config, custom_objects)
         if found is None:
             raise ValueError(
                 f"Unknown object {config!r}. Pass it in custom_objects or register it with "
@@ -129,6 +152,10 @@ def deserialize_keras_object(
         cls = (module_objects or {}).get(config["class_name"]) or get_registered_object(
             name, custom_objects
         ) or get_registered_object(config["class_name"], custom_objects)
+        if cls is None and not _builtins_loaded:
+            _load_builtins()
+            cls = get_registered_object(name, custom_objects) or get_registered_object(
+                config["class_name"], custom_objects)
         if cls is None:
             raise ValueError(
                 f"Unknown class {config['class_name']!r} (registered name {name!r}). Pass it in "

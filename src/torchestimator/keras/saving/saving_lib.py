@@ -18,6 +18,7 @@ import json
 import os
 import warnings
 import zipfile
+import zlib
 from typing import Any
 
 import torch
@@ -44,15 +45,19 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
     config["compile_config"] = model.get_compile_config() if hasattr(model, "get_compile_config") else None
     config["build_config"] = model.get_build_config() if hasattr(model, "get_build_config") else None
     buffer = io.BytesIO()
+    optimizer = getattr(model, "optimizer", None)
+    with_optimizer = optimizer is not None and getattr(optimizer, "_built", False)
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr("metadata.json", json.dumps({
             "keras_version": FORMAT_VERSION,
             "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+            # what the reader must find: a damaged zip directory can hide a member
+            "members": ["metadata.json", "config.json", _WEIGHTS,
+                        *(_OPTIMIZER_MEMBERS if with_optimizer else ())],
         }))
         archive.writestr("config.json", json.dumps(config))
         archive.writestr(_WEIGHTS, weights_to_bytes(model))
-        optimizer = getattr(model, "optimizer", None)
-        if optimizer is not None and getattr(optimizer, "_built", False):
+        if with_optimizer:
             tensors, skeleton = state_io.flatten_state(optimizer.state_dict())
             archive.writestr("optimizer.safetensors", state_io.tensors_to_bytes(tensors))
             archive.writestr("optimizer.json", json.dumps({
@@ -69,7 +74,13 @@ def _open_archive(filepath: str) -> zipfile.ZipFile:
             f"{filepath} is not a .keras archive (a zip file written by model.save()); it may be "
             "truncated or a different format."
         )
-    return zipfile.ZipFile(filepath, "r")
+    try:
+        return zipfile.ZipFile(filepath, "r")
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise ValueError(
+            f"{filepath} is damaged: its zip directory cannot be read ({type(error).__name__}: "
+            f"{error}). Save the model again or use an earlier copy."
+        ) from error
 
 
 def load_model(
@@ -78,16 +89,7 @@ def load_model(
     """Loads a model saved by `model.save()`: same architecture, weights and (with
     `compile=True`) optimizer state, so it predicts identically and continues training."""
     filepath = os.fspath(filepath)
-    with _open_archive(filepath) as archive:
-        names = set(archive.namelist())
-        if "config.json" not in names or _WEIGHTS not in names:
-            raise ValueError(f"{filepath} is missing config.json or {_WEIGHTS}: not a model archive")
-        config = json.loads(archive.read("config.json"))
-        weights = state_io.tensors_from_bytes(archive.read(_WEIGHTS), f"{filepath}:{_WEIGHTS}")
-        opt_tensors = opt_meta = None
-        if "optimizer.safetensors" in names:
-            opt_tensors = state_io.tensors_from_bytes(archive.read("optimizer.safetensors"), filepath)
-            opt_meta = json.loads(archive.read("optimizer.json"))
+    config, weights, opt_tensors, opt_meta = _read_archive(filepath)
     if not safe_mode and '"__lambda__"' in json.dumps(config):
         warnings.warn(
             f"load_model({filepath!r}, safe_mode=False) runs the Python code of the Lambda "
@@ -95,13 +97,19 @@ def load_model(
             UserWarning,
             stacklevel=2,
         )
-    with _registry.safe_mode_scope(safe_mode):
-        model = _registry.deserialize_keras_object(
-            {k: config[k] for k in ("class_name", "config", "registered_name") if k in config},
-            custom_objects=custom_objects,
-        )
-    if not model.built and config.get("build_config"):
-        model.build_from_config(config["build_config"])
+    try:
+        with _registry.safe_mode_scope(safe_mode):
+            model = _registry.deserialize_keras_object(
+                {k: config[k] for k in ("class_name", "config", "registered_name") if k in config},
+                custom_objects=custom_objects,
+            )
+        if not model.built and config.get("build_config"):
+            model.build_from_config(config["build_config"])
+    except (TypeError, KeyError, AttributeError, IndexError) as error:
+        raise ValueError(
+            f"{filepath}: config.json does not describe a model this package can build "
+            f"({type(error).__name__}: {error}); the file may be corrupt."
+        ) from error
     _load_state_dict(model, weights, filepath, by_name=False, skip_mismatch=False)
     compile_config = config.get("compile_config")
     if compile and compile_config and compile_config.get("optimizer") is not None or (
@@ -120,11 +128,74 @@ def load_model(
         if opt_meta is not None:
             model.optimizer.build(model.trainable_weights)
             model._optimizer_built_for = len(model.trainable_weights)
-            model.optimizer.load_state_dict(state_io.unflatten_state(opt_tensors, opt_meta["skeleton"]))
+            try:
+                model.optimizer.load_state_dict(
+                    state_io.unflatten_state(opt_tensors, opt_meta["skeleton"]))
+            except (TypeError, KeyError, IndexError, RuntimeError) as error:
+                raise ValueError(
+                    f"{filepath}: the optimizer state does not fit the optimizer "
+                    f"({type(error).__name__}: {error}); the file may be corrupt. Load it with "
+                    "compile=False to skip the optimizer."
+                ) from error
     return model
 
 
+_OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
+
+
+def _check_members(filepath: str, archive: zipfile.ZipFile, names: set[str]) -> None:
+    """Raises ValueError naming `filepath` when a member the archive was written with is not in
+    its zip directory (a damaged directory entry hides it: loading would silently drop, e.g.,
+    the optimizer state)."""
+    listed: Any = None
+    if "metadata.json" in names:
+        metadata = json.loads(archive.read("metadata.json"))
+        listed = metadata.get("members") if isinstance(metadata, dict) else None
+    missing = [m for m in listed if m not in names] if isinstance(listed, list) else []
+    if not missing and sum(m in names for m in _OPTIMIZER_MEMBERS) == 1:
+        missing = [m for m in _OPTIMIZER_MEMBERS if m not in names]
+    if missing:
+        raise ValueError(
+            f"{filepath} is damaged: its zip directory lacks {missing}, which the archive was "
+            "written with. Save the model again or use an earlier copy."
+        )
+
+
+def _read_archive(filepath: str) -> tuple[dict, dict, dict | None, dict | None]:
+    """The config, weights and optimizer state (tensors, metadata) of a `.keras` archive; a
+    damaged archive (bad CRC, truncated member, invalid JSON) is a ValueError naming the file."""
+    member = "the archive"
+    try:
+        with _open_archive(filepath) as archive:
+            names = set(archive.namelist())
+            if "config.json" not in names or _WEIGHTS not in names:
+                raise ValueError(
+                    f"{filepath} is missing config.json or {_WEIGHTS}: not a model archive")
+            _check_members(filepath, archive, names)
+            member = "config.json"
+            config = json.loads(archive.read(member))
+            member = _WEIGHTS
+            weights = state_io.tensors_from_bytes(archive.read(member), f"{filepath}:{member}")
+            opt_tensors = opt_meta = None
+            if "optimizer.safetensors" in names:
+                member = "optimizer.safetensors"
+                opt_tensors = state_io.tensors_from_bytes(archive.read(member), f"{filepath}:{member}")
+                member = "optimizer.json"
+                opt_meta = json.loads(archive.read(member))
+    except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError, json.JSONDecodeError,
+            NotImplementedError, KeyError, OSError,
+            RuntimeError) as error:  # RuntimeError: a flipped flag bit marks a member encrypted
+        raise ValueError(
+            f"{filepath} is damaged: {member} cannot be read ({type(error).__name__}: {error}). "
+            "Save the model again or use an earlier copy."
+        ) from error
+    if not isinstance(config, dict) or (opt_meta is not None and not isinstance(opt_meta, dict)):
+        raise ValueError(f"{filepath}: config.json is not a model config (the file may be corrupt)")
+    return config, weights, opt_tensors, opt_meta
+
+
 _ORDER_KEY = "torchestimator.weight_order"
+_DIGEST_KEY = "torchestimator.sha256"
 
 
 def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
@@ -146,8 +217,15 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"No weights file found at {filepath}")
     if zipfile.is_zipfile(filepath):
-        with zipfile.ZipFile(filepath) as archive:
-            data = archive.read(_WEIGHTS)
+        try:
+            with zipfile.ZipFile(filepath) as archive:
+                data = archive.read(_WEIGHTS)
+        except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, NotImplementedError, OSError,
+                RuntimeError) as error:
+            raise ValueError(
+                f"{filepath} is damaged or not a model archive: {_WEIGHTS} cannot be read "
+                f"({type(error).__name__}: {error})."
+            ) from error
     else:
         with open(filepath, "rb") as f:
             data = f.read()
@@ -158,8 +236,10 @@ def weights_to_bytes(model: Any, metadata: dict[str, str] | None = None) -> byte
     """The model's `state_dict` as safetensors bytes, recording the weights' order (Keras matches
     the weights of a model with other layer names by that order)."""
     state = model.state_dict()
-    return state_io.tensors_to_bytes(
-        state, metadata={**(metadata or {}), _ORDER_KEY: json.dumps(list(state))})
+    return state_io.tensors_to_bytes(state, metadata={
+        **(metadata or {}), _ORDER_KEY: json.dumps(list(state)),
+        _DIGEST_KEY: state_io.tensors_digest(state),
+    })
 
 
 def load_weights_from_bytes(model: Any, data: bytes, source: str, by_name: bool = False,
@@ -168,7 +248,14 @@ def load_weights_from_bytes(model: Any, data: bytes, source: str, by_name: bool 
     `model`: by name, else by order when the names differ (a model built again, with new layer
     names) and the shapes agree. Errors name `source`."""
     tensors = state_io.tensors_from_bytes(data, source)
-    order = state_io.safetensors_metadata(data).get(_ORDER_KEY)
+    metadata = state_io.safetensors_metadata(data)
+    digest = metadata.get(_DIGEST_KEY)
+    if digest is not None and digest != state_io.tensors_digest(tensors):
+        raise ValueError(
+            f"{source} is corrupt: its weights do not match the checksum recorded when it was "
+            "saved. Save the model again or use an earlier copy."
+        )
+    order = metadata.get(_ORDER_KEY)
     if order:  # safetensors sorts its keys: put them back in the model's order for matching by order
         try:
             names = json.loads(order)
