@@ -40,9 +40,9 @@ from torchestimator._ops.array_ops import *  # noqa: F403 - TF's top-level ops
 from torchestimator._ops.control_ops import *  # noqa: F403
 from torchestimator._ops.convert import constant, convert_to_tensor
 from torchestimator._ops.creation import *  # noqa: F403
+from torchestimator._ops.functional_ops import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403
 from torchestimator._ops.math_ops import *  # noqa: F403
-from torchestimator._ops.string_ops import as_string
 from torchestimator._variable import Variable
 
 Tensor = _torch.Tensor  # a "tensor" is a torch.Tensor: isinstance(x, tf.Tensor) works
@@ -56,13 +56,41 @@ _NAMESPACES = (
 )
 
 
+# TF 2's top-level aliases of Keras pieces (tf.optimizers is tf.keras.optimizers, ...), and its
+# initializer functions (tf.random_normal_initializer(stddev=0.05) is Keras' RandomNormal).
+_KERAS_ALIASES = {
+    "optimizers": "optimizers", "losses": "losses", "metrics": "metrics",
+    "initializers": "initializers", "nest": None,
+}
+_INITIALIZERS = {
+    "random_normal_initializer": "RandomNormal", "random_uniform_initializer": "RandomUniform",
+    "zeros_initializer": "Zeros", "ones_initializer": "Ones", "constant_initializer": "Constant",
+}
+
+
 def __getattr__(name: str) -> Any:
     if name in _NAMESPACES:
         module = importlib.import_module(f"torchestimator.{name}")
         globals()[name] = module
         return module
+    if name in _KERAS_ALIASES:
+        target = _KERAS_ALIASES[name]
+        module = importlib.import_module(
+            "torchestimator.keras.engine.nest" if target is None else f"torchestimator.keras.{target}")
+        globals()[name] = module
+        return module
+    if name == "as_string":  # tf.strings' ops load PyArrow: only when asked for
+        from torchestimator._ops.string_ops import as_string
+
+        globals()[name] = as_string
+        return as_string
+    if name in _INITIALIZERS:
+        value = getattr(importlib.import_module("torchestimator.keras.initializers"), _INITIALIZERS[name])
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'torchestimator' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_NAMESPACES))
+    return sorted(list(globals()) + list(_NAMESPACES) + list(_KERAS_ALIASES) + list(_INITIALIZERS)
+                  + ["as_string"])
