@@ -146,7 +146,15 @@ _OPTIMIZER_MEMBERS = ("optimizer.safetensors", "optimizer.json")
 def _check_members(filepath: str, archive: zipfile.ZipFile, names: set[str]) -> None:
     """Raises ValueError naming `filepath` when a member the archive was written with is not in
     its zip directory (a damaged directory entry hides it: loading would silently drop, e.g.,
-    the optimizer state)."""
+    the optimizer state), or when a member's name is absolute or climbs out of the archive
+    (`..`): nothing is extracted, but such an archive was not written by `model.save()`."""
+    unsafe = sorted(n for n in names if n.startswith(("/", "\\")) or ".." in n.replace("\\", "/").split("/")
+                    or (len(n) > 1 and n[1] == ":"))
+    if unsafe:
+        raise ValueError(
+            f"{filepath} is not a safe model archive: member name(s) {unsafe[:5]} are absolute or "
+            "contain '..'. Refusing to load it."
+        )
     listed: Any = None
     if "metadata.json" in names:
         metadata = json.loads(archive.read("metadata.json"))
