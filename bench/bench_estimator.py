@@ -3,6 +3,7 @@
     python bench/bench_estimator.py                 # 2 threads, 5 interleaved repeats
     python bench/bench_estimator.py --threads 1 --repeats 9
     python bench/bench_estimator.py --profile       # cProfile of the Estimator's 1,000 steps
+    python bench/bench_estimator.py --only-w1       # only W1, the premade DNNClassifier
 
 The work (the issue's Performance section): Iris (120 rows, in memory),
 `Dataset.from_tensor_slices(...).shuffle(1000).repeat().batch(32)`, a custom
@@ -21,6 +22,16 @@ medians. "total" includes everything `train()` does from a fresh Estimator
 (building the model on the first batch, the checkpoints); "steady" is the
 rate of a second `train(steps=1000)` on the same Estimator minus nothing
 (restore + first checkpoint included, model already built).
+W1, the premade estimator (the issue's Iris walkthrough): `DNNClassifier(hidden_units=[10, 10],
+n_classes=3)` with its defaults (Adagrad, learning rate 0.001 -- the TF 2 canned DNN's default,
+see `estimator/canned/dnn.py`; initial accumulator 0.1; ReLU; the multi-class head), fed from a
+pandas DataFrame read as TF's example reads the CSV (float64 columns):
+`Dataset.from_tensor_slices((dict(df), labels)).shuffle(1000).repeat().batch(32)`,
+`train(steps=1000)` on a fresh Estimator. The torch loop does the same model by hand (float64
+columns cast to float32, 4-10-10-3, cross-entropy, `torch.optim.Adagrad(lr=0.001,
+initial_accumulator_value=0.1)`, the two saves). Both report steps/s over the 1,000 steps and
+"steady": the rate from step 100 to step 1000.
+
 Also reported: the fixed cost of `train()` (a fresh Estimator's
 `train(steps=1)`, in this warm process and in a cold one) and the time and
 size of a checkpoint save of a 10M-parameter model (weights + Adagrad slots).
@@ -39,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -165,6 +177,119 @@ def run_torch(x: np.ndarray, y: np.ndarray) -> float:
         shutil.rmtree(model_dir, ignore_errors=True)
 
 
+# ---------------------------------------------------------------------------- W1: premade DNN
+
+DNN_LEARNING_RATE = 0.001  # the TF 2 DNNClassifier's default (Adagrad), estimator/canned/dnn.py
+STEADY_FROM = 100
+
+
+def iris_frame(x: np.ndarray) -> Any:
+    """The Iris features as TF's walkthrough has them: a DataFrame of float64 columns."""
+    import pandas as pd
+
+    return pd.DataFrame(x.astype(np.float64), columns=tf.datasets.iris.FEATURE_NAMES)
+
+
+class _StepClock(tf.estimator.SessionRunHook):
+    """Records the time when step STEADY_FROM ends and when the last step ends."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.at_steady = self.at_end = 0.0
+
+    def after_run(self, run_context, run_values):
+        self.steps += 1
+        now = time.perf_counter()
+        if self.steps == STEADY_FROM:
+            self.at_steady = now
+        self.at_end = now
+
+
+def run_premade(df, y: np.ndarray) -> tuple[float, float]:
+    """(seconds of a fresh DNNClassifier's train(steps=1000), seconds of its steps 100..1000)."""
+    model_dir = tempfile.mkdtemp(prefix="bench_dnn_")
+    try:
+        columns = [tf.feature_column.numeric_column(n) for n in df.columns]
+        est = tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=columns,
+                                         n_classes=3, model_dir=model_dir)
+
+        def input_fn():
+            return tf.data.Dataset.from_tensor_slices((dict(df), y)).shuffle(1000).repeat().batch(BATCH)
+
+        clock = _StepClock()
+        start = time.perf_counter()
+        est.train(input_fn, steps=STEPS, hooks=[clock])
+        total = time.perf_counter() - start
+        return total, clock.at_end - clock.at_steady
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+
+
+def run_premade_torch(df, y: np.ndarray) -> tuple[float, float]:
+    """The same work by hand: (seconds of the 1,000 steps with the saves, seconds of 100..1000)."""
+    model_dir = tempfile.mkdtemp(prefix="bench_torch_dnn_")
+    try:
+        start = time.perf_counter()
+        columns = {n: torch.from_numpy(df[n].to_numpy()) for n in df.columns}  # float64
+        labels = torch.from_numpy(y)
+        order = sorted(df.columns)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(4, 10), torch.nn.ReLU(), torch.nn.Linear(10, 10), torch.nn.ReLU(),
+            torch.nn.Linear(10, 3),
+        )
+        optimizer = torch.optim.Adagrad(model.parameters(), lr=DNN_LEARNING_RATE,
+                                        initial_accumulator_value=0.1)
+
+        def save(step: int) -> None:
+            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step},
+                       os.path.join(model_dir, f"model-{step}.pt"))
+
+        pending = torch.empty(0, dtype=torch.int64)
+        save(0)
+        at_steady = start
+        for step in range(1, STEPS + 1):
+            while pending.numel() < BATCH:
+                pending = torch.cat([pending, torch.randperm(len(labels))])
+            idx, pending = pending[:BATCH], pending[BATCH:]
+            inputs = torch.cat([columns[n][idx].reshape(-1, 1) for n in order], dim=1).float()
+            loss = torch.nn.functional.cross_entropy(model(inputs), labels[idx])
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            if step == STEADY_FROM:
+                at_steady = time.perf_counter()
+        end = time.perf_counter()
+        save(STEPS)
+        return time.perf_counter() - start, end - at_steady
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+
+
+def bench_premade(x: np.ndarray, y: np.ndarray, repeats: int, threads: int) -> None:
+    """W1: the premade DNNClassifier on a DataFrame vs the hand-written loop, interleaved."""
+    df = iris_frame(x)
+    run_premade(df, y)  # warm-up
+    run_premade_torch(df, y)
+    est_total, est_steady, torch_total, torch_steady = [], [], [], []
+    for _ in range(repeats):
+        total, steady = run_premade_torch(df, y)
+        torch_total.append(total)
+        torch_steady.append(steady)
+        total, steady = run_premade(df, y)
+        est_total.append(total)
+        est_steady.append(steady)
+    n_steady = STEPS - STEADY_FROM
+    t, ts = statistics.median(torch_total), statistics.median(torch_steady)
+    e, es = statistics.median(est_total), statistics.median(est_steady)
+    print(f"\nW1: premade DNNClassifier([10, 10], n_classes=3) on a float64 DataFrame, batch "
+          f"{BATCH}, {STEPS} steps, torch.set_num_threads({threads}), median of {repeats} "
+          "interleaved repeats\n")
+    print(f"{'':36}{'steps/s':>10}{'x torch':>9}{'steady':>10}{'x torch':>9}")
+    print(f"{'hand-written torch loop':36}{STEPS / t:>10,.0f}{1:>9.2f}{n_steady / ts:>10,.0f}{1:>9.2f}")
+    print(f"{'DNNClassifier.train':36}{STEPS / e:>10,.0f}{t / e:>9.2f}{n_steady / es:>10,.0f}"
+          f"{ts / es:>9.2f}")
+
+
 # ---------------------------------------------------------------------------- checkpoints
 
 
@@ -259,10 +384,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--profile", action="store_true", help="cProfile one Estimator run")
+    parser.add_argument("--only-w1", action="store_true", help="only the premade W1 case")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     logging.getLogger("torchestimator").setLevel(logging.WARNING)
     x, y = iris()
+    if args.only_w1:
+        bench_premade(x, y, args.repeats, args.threads)
+        return
 
     # Warm-up: imports, first-use caches.
     run_torch(x, y)
@@ -305,6 +434,7 @@ def main() -> None:
     print(f"checkpoint of a {ckpt['params'] / 1e6:.1f}M-parameter model (+ Adagrad slots): "
           f"save {ckpt['save_s'] * 1e3:.0f} ms, {ckpt['bytes'] / 2**20:.1f} MiB "
           f"(torch.save + fsync of the same tensors: {ckpt['torch_save_s'] * 1e3:.0f} ms)")
+    bench_premade(x, y, args.repeats, args.threads)
 
 
 if __name__ == "__main__":

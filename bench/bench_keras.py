@@ -6,9 +6,16 @@
    metrics=['accuracy'], batch 32, 2 epochs, 60,000 synthetic rows) vs a hand-written loop
    doing the same work (loss, backward, SGD step, running loss and accuracy);
 3. y = W.x + b on 100 rows, `fit(batch_size=100, epochs=1000, verbose=0)`: microseconds per
-   step vs a hand-written loop.
+   step vs a hand-written loop, with `loss='mse'` and (W3, as the issue measures it) with
+   `optimizer=SGD(...)` and a Python loss function
+   `my_loss(y_true, y_pred) = 0.5 * tf.reduce_mean(tf.square(y_pred - y_true))`
+   (goal <= 1.5 x the loop);
+4. one `__call__` of a built Dense(10) layer on a [32, 20] float32 tensor: nested inside
+   another layer's call (the fast path a model's layers take in `fit`) and at the top level,
+   vs `torch.nn.Linear` and `F.linear`.
 
-Runs are interleaved and medians reported. Usage: python bench/bench_keras.py [--quick]
+Runs are interleaved and medians reported.
+Usage: python bench/bench_keras.py [--quick] [--calls (only 3 and 4)]
 """
 
 from __future__ import annotations
@@ -165,44 +172,117 @@ def linreg_data():
     return x, (3 * x + 2).astype(np.float32)
 
 
-def keras_linreg_us(epochs):
+def my_loss(y_true, y_pred):
+    return 0.5 * tf.reduce_mean(tf.square(y_pred - y_true))
+
+
+def keras_linreg_us(epochs, loss="mse"):
     x, y = linreg_data()
     model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,))])
-    model.compile(optimizer="sgd", loss="mse")
+    if loss == "mse":
+        model.compile(optimizer="sgd", loss="mse")
+    else:
+        model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.01), loss=my_loss)
     start = time.perf_counter()
     model.fit(x, y, batch_size=100, epochs=epochs, verbose=0)
     return (time.perf_counter() - start) / epochs * 1e6
 
 
-def torch_linreg_us(epochs):
+def torch_linreg_us(epochs, loss="mse"):
     x, y = (torch.from_numpy(a) for a in linreg_data())
     model = torch.nn.Linear(1, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     start = time.perf_counter()
     for _ in range(epochs):
         perm = torch.randperm(100)
-        loss = F.mse_loss(model(x[perm]), y[perm])
+        if loss == "mse":
+            loss_value = F.mse_loss(model(x[perm]), y[perm])
+        else:
+            loss_value = 0.5 * torch.mean(torch.square(model(x[perm]) - y[perm]))
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        loss_value.backward()
         opt.step()
-        float(loss.detach())
+        float(loss_value.detach())
     return (time.perf_counter() - start) / epochs * 1e6
 
 
 def bench_linreg():
     epochs = 300 if QUICK else 1000
     med = _median_interleaved({
-        "keras fit": lambda: keras_linreg_us(epochs),
-        "torch loop": lambda: torch_linreg_us(epochs),
+        "keras mse": lambda: keras_linreg_us(epochs),
+        "torch mse": lambda: torch_linreg_us(epochs),
+        "keras my_loss": lambda: keras_linreg_us(epochs, "python"),
+        "torch my_loss": lambda: torch_linreg_us(epochs, "python"),
     })
-    print("\n3. y = W.x + b, fit(batch_size=100, epochs=1000): us/step (median; goal <= 1.5 x)")
-    print(f"{'keras fit':<14}{med['keras fit']:>10.1f}")
-    print(f"{'torch loop':<14}{med['torch loop']:>10.1f}")
-    print(f"{'ratio':<14}{med['keras fit'] / med['torch loop']:>10.2f}")
+    print(f"\n3. y = W.x + b, fit(batch_size=100, epochs={epochs}): us/step "
+          "(median; goal <= 1.5 x)")
+    print(f"{'loss':<22}{'keras fit':>10}{'torch loop':>12}{'ratio':>8}")
+    for label, key in (("'mse'", "mse"), ("W3: Python my_loss", "my_loss")):
+        k, t = med[f"keras {key}"], med[f"torch {key}"]
+        print(f"{label:<22}{k:>10.1f}{t:>12.1f}{k / t:>8.2f}")
 
+
+# ---------------------------------------------------------------- 4. one layer call
+class _Repeat(tf.keras.layers.Layer):
+    """Calls `inner` `n` times from inside its own call (the nested fast path)."""
+
+    def __init__(self, inner, n):
+        super().__init__()
+        self.inner, self.n = inner, n
+
+    def call(self, x):
+        inner = self.inner
+        for _ in range(self.n):
+            inner(x)
+        return x
+
+
+def layer_call_us(fn, n):
+    start = time.perf_counter()
+    fn(n)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def bench_layer_call():
+    n = 200  # calls per burst; many short interleaved bursts, so a busy machine's slow
+    x = torch.randn(32, 20)  # spells hit every variant alike
+    dense = tf.keras.layers.Dense(10)
+    dense(x)
+    linear = torch.nn.Linear(20, 10)
+    weight, bias = linear.weight, linear.bias
+    nested = _Repeat(dense, n)
+
+    def top(k):
+        for _ in range(k):
+            dense(x)
+
+    def torch_module(k):
+        for _ in range(k):
+            linear(x)
+
+    def functional(k):
+        for _ in range(k):
+            F.linear(x, weight, bias)
+
+    med = _median_interleaved({
+        "Dense, nested (fast path)": lambda: layer_call_us(lambda k: nested(x), n),
+        "Dense, top level": lambda: layer_call_us(top, n),
+        "torch.nn.Linear": lambda: layer_call_us(torch_module, n),
+        "F.linear": lambda: layer_call_us(functional, n),
+    }, repeats=31 if QUICK else 101)
+    print("\n4. one call of a built Dense(10) on a [32, 20] tensor, us/call (median of "
+          "interleaved bursts of 200 calls)")
+    print(f"{'':28}{'us/call':>8}{'- F.linear':>12}")
+    for name, us in med.items():
+        print(f"{name:<28}{us:>8.2f}{us - med['F.linear']:>12.2f}")
 
 if __name__ == "__main__":
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
+    if "--calls" in sys.argv:  # only the per-call figures (3 and 4)
+        bench_linreg()
+        bench_layer_call()
+        sys.exit()
     bench_forward_backward()
     bench_fit()
     bench_linreg()
+    bench_layer_call()

@@ -11,6 +11,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import torch
+
+from torchestimator._engine.object_scope import current_scope
 from torchestimator.feature_column import _inputs, _string_memo
 
 _LAST_BATCH = threading.local()
@@ -42,16 +45,31 @@ class FeatureTransformationCache:
         (wide & deep's linear and DNN parts look up each categorical column once).
 
         Column transforms hold no layer state, so sharing them is safe; a dict whose values
-        were replaced since gets a new cache.
+        were replaced or modified in place since gets a new cache.
         """
         if not isinstance(features, Mapping):
             return cls(features)
-        signature = tuple((k, id(v)) for k, v in features.items())
+        # The cache assumes what a step of fit/evaluate/predict or a model_fn guarantees: each
+        # batch is a new dict from the input pipeline, not written in place during the step. So
+        # it is shared only inside such a step (an active object scope), and only while the dict
+        # holds the same value objects (kept alive here, so their ids cannot be reused) and no
+        # tensor among them was modified in place (torch's version counter). A dict reused
+        # outside fit/model_fn (a numpy array written in place between calls) always gets a new
+        # cache.
+        if current_scope() is None:
+            _LAST_BATCH.entry = None
+            return cls(features)
+        items = tuple(features.items())
+        versions = tuple(v._version if isinstance(v, torch.Tensor) else None for _, v in items)
         last = getattr(_LAST_BATCH, "entry", None)
-        if last is not None and last[0] is features and last[1] == signature:
-            return last[2]
+        if (
+            last is not None and last[0] is features and len(last[1]) == len(items)
+            and all(k1 == k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(last[1], items))
+            and last[2] == versions
+        ):
+            return last[3]
         cache = cls(features)
-        _LAST_BATCH.entry = (features, signature, cache)
+        _LAST_BATCH.entry = (features, items, versions, cache)
         return cache
 
     @property

@@ -50,7 +50,6 @@ from torchestimator.keras.engine.layer_utils import (
     _attach_mask,
     _batch_input_shape_from_kwargs,
     _collect_mask,
-    _fast_spec,
     _first_tensor,
     _has_hooks,
     _holds_tensor,
@@ -62,6 +61,7 @@ from torchestimator.keras.engine.layer_utils import (
     _shape_to_spec,
     _to_tensor,
     _unjson_shape,
+    fast_spec_of,
 )
 from torchestimator.keras.saving._registry import register_builtin
 
@@ -135,7 +135,6 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         self.built = False
         self.supports_masking = getattr(self, "supports_masking", False)
         self._input_spec: Any = None
-        self._fast_spec: tuple | None = None
         self._inbound_nodes: list = []
         self._own_weights: list[Variable] = []
         self._activity_losses: list = []
@@ -209,7 +208,6 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                     f"received {v!r}"
                 )
         self._input_spec = value
-        self._fast_spec = _fast_spec(value)
 
     # ------------------------------------------------------------------ tracking
     def __setattr__(self, name: str, value: Any) -> None:
@@ -487,32 +485,136 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         return self.call(*args, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Builds the layer on its first input, checks `input_spec`, threads `training` and
+        masks to nested layers and calls `call` -- in the phases of `_call_phases`.
+
+        The fast path, the call of every layer inside a model's `call` (in `fit`, `evaluate`,
+        `predict` or a `model_fn`): a built layer called, from inside another layer's call, with
+        one plain torch tensor of its compute dtype, no mask, no activity regularizer, no torch
+        hooks and an input spec that the cached check passes. Each phase would then do nothing
+        but pass `training` on, so the call goes straight to `forward`.
+        """
+        if len(args) == 1 and not kwargs:
+            inputs = args[0]
+            context = CONTEXT
+            if (
+                type(inputs) is torch.Tensor  # not symbolic, not a Variable, no conversion
+                and context.depth  # nested: no top-level bookkeeping, no `.numpy()` rule
+                and self.built
+                and inputs.dtype == self._compute_dtype  # no cast
+                and self.activity_regularizer is None
+                and not self._overrides_compute_mask
+                and getattr(inputs, "_keras_mask", None) is None
+                and self._passes_fast_spec(inputs)
+                and not _has_hooks(self)
+            ):
+                training = context.training
+                context.depth += 1
+                try:
+                    if training is not None and self._call_accepts_training:
+                        outputs = self.forward(inputs, training=training)
+                    else:
+                        outputs = self.forward(inputs)
+                finally:
+                    context.depth -= 1
+                    context.training = training
+                return outputs
+        return self._call_phases(args, kwargs)
+
+    def _passes_fast_spec(self, inputs: torch.Tensor) -> bool:
+        """True when there is no input spec, or the spec's cached cheap check passes."""
+        spec = self._input_spec
+        if spec is None:
+            return True
+        if type(spec) is not InputSpec:
+            return False
+        fast = spec._fast
+        if fast is None:
+            fast = fast_spec_of(spec)
+        if fast is False or inputs.ndim < fast[0]:
+            return False
+        shape = inputs.shape
+        for axis, size in fast[1]:
+            if shape[axis] != size:
+                return False
+        return True
+
+    def _call_phases(self, args: tuple, kwargs: dict) -> Any:
+        """The general call: normalise the arguments, record a graph node for symbolic inputs,
+        apply the `.numpy()` rule, then `_call_eager`. (Each phase is skipped inline when its
+        condition already says it has nothing to do: a top-level call on a tensor stays cheap.)"""
         if not args:
-            key = self._call_first_arg
-            if key not in kwargs:
-                raise ValueError(
-                    f'Layer "{self.name}" was called without inputs; pass them as the first '
-                    "argument."
-                )
-            args = (kwargs.pop(key),)
-        inputs = args[0]
-        if type(inputs) is not torch.Tensor:
-            if is_symbolic(inputs) or (len(args) > 1 and any(is_symbolic(a) for a in args[1:])):
-                return self._symbolic_call(args, kwargs)
-            if not isinstance(inputs, torch.Tensor):
-                if (
-                    _at_top_level()
-                    and torch.is_grad_enabled()
-                    and not recording()
-                    and current_scope() is None
-                    and not _holds_tensor(inputs)
-                ):  # TF's eager semantics for a top-level call on numpy: nothing records
-                    with torch.no_grad():
-                        return self.__call__(*args, **kwargs)
-                inputs = _to_tensor(inputs, self._compute_dtype if self._autocast else None)
-                args = (inputs,) + args[1:]
-        elif len(args) > 1 and any(is_symbolic(a) for a in args[1:]):
+            args = self._normalize_call_args(args, kwargs)
+        if (type(args[0]) is not torch.Tensor or len(args) > 1) and self._has_symbolic_args(args):
             return self._symbolic_call(args, kwargs)
+        if not isinstance(args[0], torch.Tensor) and self._runs_without_grad(args[0]):
+            # TF's eager semantics for a top-level call on numpy: nothing records.
+            with torch.no_grad():
+                return self._call_eager(args, kwargs)
+        return self._call_eager(args, kwargs)
+
+    def _call_eager(self, args: tuple, kwargs: dict) -> Any:
+        """Casts the inputs, builds, checks the input spec, runs `call` in the training/mask
+        call context, then attaches the output mask and the activity regularizer's loss."""
+        inputs = args[0]
+        if type(inputs) is not torch.Tensor or inputs.dtype != self._compute_dtype:
+            args = self._cast_inputs(args)
+            inputs = args[0]
+        if not self.built:
+            self._maybe_build(inputs)
+        if self._input_spec is not None:
+            self._check_input_spec(inputs)
+        input_mask = None
+        if self._call_accepts_mask or self.supports_masking or self._overrides_compute_mask:
+            input_mask = self._pass_mask(inputs, kwargs)
+        outputs = self._call_in_context(args, kwargs)
+        if self._overrides_compute_mask or (self.supports_masking and input_mask is not None):
+            self._attach_output_mask(inputs, outputs, kwargs.get("mask", input_mask))
+        if self.activity_regularizer is not None:
+            self._add_activity_loss(outputs)
+        return outputs
+
+    # The phases, in order.
+    def _normalize_call_args(self, args: tuple, kwargs: dict) -> tuple:
+        """Phase 1: the inputs as the first positional argument (`layer(inputs=x)` works too).
+        `kwargs` loses the inputs' key."""
+        if args:
+            return args
+        key = self._call_first_arg
+        if key not in kwargs:
+            raise ValueError(
+                f'Layer "{self.name}" was called without inputs; pass them as the first argument.'
+            )
+        return (kwargs.pop(key),)
+
+    @staticmethod
+    def _has_symbolic_args(args: tuple) -> bool:
+        """Phase 2: whether the call records a graph node (a `KerasTensor` in the inputs, or in
+        another positional argument)."""
+        if type(args[0]) is not torch.Tensor and is_symbolic(args[0]):
+            return True
+        return len(args) > 1 and any(is_symbolic(a) for a in args[1:])
+
+    @staticmethod
+    def _runs_without_grad(inputs: Any) -> bool:
+        """Phase 3, the `.numpy()` rule (module docstring): a top-level call on inputs that are
+        not torch tensors, with autograd on, outside a GradientTape, fit and model_fn."""
+        return (
+            not isinstance(inputs, torch.Tensor)
+            and _at_top_level()
+            and torch.is_grad_enabled()
+            and not recording()
+            and current_scope() is None
+            and not _holds_tensor(inputs)
+        )
+
+    def _cast_inputs(self, args: tuple) -> tuple:
+        """Phase 4: numpy arrays (also in lists and dicts) become tensors; floating inputs take
+        the compute dtype (unless `autocast=False`)."""
+        inputs = args[0]
+        if not isinstance(inputs, torch.Tensor):
+            inputs = _to_tensor(inputs, self._compute_dtype if self._autocast else None)
+            args = (inputs,) + args[1:]
         if (
             isinstance(inputs, torch.Tensor)
             and inputs.dtype != self._compute_dtype
@@ -520,19 +622,32 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             and inputs.is_floating_point()
             and self._compute_dtype.is_floating_point
         ):
-            inputs = inputs.to(self._compute_dtype)
-            args = (inputs,) + args[1:]
-        if not self.built:
-            self._maybe_build(inputs)
-        if self._input_spec is not None:
-            fast = self._fast_spec
-            if not (
-                fast is not None and type(inputs) is torch.Tensor
-                and inputs.ndim >= fast[0] and all(inputs.shape[a] == n for a, n in fast[1])
-            ):
-                flat = inputs if isinstance(inputs, (list, tuple)) else [inputs]
-                assert_input_compatibility(self._input_spec, flat, self.name)
+            args = (inputs.to(self._compute_dtype),) + args[1:]
+        return args
 
+    def _check_input_spec(self, inputs: Any) -> None:
+        """Phase 5 (layers with an input spec): raises ValueError when the inputs do not match."""
+        if type(inputs) is torch.Tensor and self._passes_fast_spec(inputs):
+            return
+        flat = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+        assert_input_compatibility(self._input_spec, flat, self.name)
+
+    def _pass_mask(self, inputs: Any, kwargs: dict) -> Any:
+        """Phase 6a (layers that take, support or compute masks): the inputs' mask, passed to
+        `call` as `mask` when `call` takes one and none was given."""
+        mask = (
+            getattr(inputs, "_keras_mask", None) if type(inputs) is torch.Tensor
+            else _collect_mask(inputs)
+        )
+        if self._call_accepts_mask and mask is not None and kwargs.get("mask") is None:
+            kwargs["mask"] = mask
+        return mask
+
+    def _call_in_context(self, args: tuple, kwargs: dict) -> Any:
+        """Phase 6b: runs `call` (through `nn.Module.__call__` when torch hooks are set) with
+        `training` resolved -- an explicit argument wins and is inherited by nested layers,
+        else the enclosing call's -- and the call depth counted; a top-level call starts a new
+        generation of activity losses and is recorded by an active model_fn/fit scope."""
         context = CONTEXT
         previous_training = context.training
         if self._call_accepts_training:
@@ -549,16 +664,6 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             training = kwargs.pop("training")
             if training is not None:
                 context.training = bool(training)
-
-        previous_mask = None
-        if self._call_accepts_mask or self.supports_masking or self._overrides_compute_mask:
-            previous_mask = (
-                getattr(inputs, "_keras_mask", None) if type(inputs) is torch.Tensor
-                else _collect_mask(inputs)
-            )
-            if self._call_accepts_mask and previous_mask is not None and kwargs.get("mask") is None:
-                kwargs["mask"] = previous_mask
-
         if context.depth == 0 and not context.tracing:
             context.generation += 1
             scope = current_scope()
@@ -567,23 +672,28 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         context.depth += 1
         try:
             if _has_hooks(self):
-                outputs = super().__call__(*args, **kwargs)
-            else:
-                outputs = self.forward(*args, **kwargs)
+                return torch.nn.Module.__call__(self, *args, **kwargs)
+            return self.forward(*args, **kwargs)
         finally:
             context.depth -= 1
             context.training = previous_training
 
-        if self._overrides_compute_mask or (self.supports_masking and previous_mask is not None):
-            out_mask = self.compute_mask(inputs, kwargs.get("mask", previous_mask))
-            if out_mask is not None:
-                _attach_mask(outputs, out_mask)
-        if self.activity_regularizer is not None and not CONTEXT.tracing:
-            batch = outputs.shape[0] if isinstance(outputs, torch.Tensor) and outputs.ndim else 1
-            value = sum(self.activity_regularizer(o) for o in nest.flatten(outputs)) / batch
-            self._activity_losses = [CONTEXT.generation, [value]]
-            CONTEXT.losses_generation = CONTEXT.generation
-        return outputs
+    def _attach_output_mask(self, inputs: Any, outputs: Any, mask: Any) -> None:
+        """Phase 7 (layers that override `compute_mask`, or support masking and got inputs
+        carrying a mask): attaches `compute_mask(inputs, mask)` to the outputs."""
+        out_mask = self.compute_mask(inputs, mask)
+        if out_mask is not None:
+            _attach_mask(outputs, out_mask)
+
+    def _add_activity_loss(self, outputs: Any) -> None:
+        """Phase 8 (layers with an activity regularizer): the regularizer's value of the outputs
+        (divided by the batch size) becomes this call's activity loss (not in a shape trace)."""
+        if CONTEXT.tracing:
+            return
+        batch = outputs.shape[0] if isinstance(outputs, torch.Tensor) and outputs.ndim else 1
+        value = sum(self.activity_regularizer(o) for o in nest.flatten(outputs)) / batch
+        self._activity_losses = [CONTEXT.generation, [value]]
+        CONTEXT.losses_generation = CONTEXT.generation
 
     # ------------------------------------------------------------------ symbolic
     def _symbolic_call(self, args: tuple, kwargs: dict) -> Any:

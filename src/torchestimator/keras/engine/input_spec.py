@@ -9,7 +9,17 @@ class InputSpec:
     """Specifies the rank, dtype and shape of every input to a layer, as Keras' `InputSpec`.
 
     `axes` maps an axis index (may be negative) to its required size.
+
+    `_fast` caches the cheap check `Layer.__call__`'s fast path runs (see
+    `layer_utils._fast_spec`). It assumes the spec changes only by attribute assignment
+    (`spec.axes = {...}`, as Keras code does), which resets it here; an `axes` dict edited
+    in place is not seen -- assign a new dict.
     """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name != "_fast":
+            object.__setattr__(self, "_fast", None)  # None: recomputed on the next call
 
     def __init__(
         self,

@@ -4,7 +4,6 @@ constraints by name."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -32,24 +31,6 @@ def _shape_of(value: Any) -> Any:
     return None
 
 
-_LAST_DICT = threading.local()
-
-
-def _dict_to_tensors(value: dict, dtype: torch.dtype | None) -> dict:
-    """`_to_tensor` of a dict. Layers called on the same dict get the same converted dict (the
-    last conversion is remembered), so per-batch caches keyed on it (the feature columns'
-    transformation cache) are shared by wide & deep's two parts."""
-    signature = (dtype, tuple((k, id(v)) for k, v in value.items()))
-    last = getattr(_LAST_DICT, "entry", None)
-    if last is not None and last[0] is value and last[1] == signature:
-        return last[2]
-    converted = {k: _to_tensor(v, dtype) for k, v in value.items()}
-    if all(converted[k] is v for k, v in value.items()):
-        converted = value  # nothing changed: keep the caller's dict (layers may key caches on it)
-    _LAST_DICT.entry = (value, signature, converted)
-    return converted
-
-
 def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
     """Converts numeric numpy arrays (also inside lists/dicts) to tensors; strings stay numpy."""
     if type(value) is torch.Tensor or isinstance(value, torch.Tensor):
@@ -62,7 +43,14 @@ def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
             t = t.to(dtype)
         return t
     if isinstance(value, dict):
-        return _dict_to_tensors(value, dtype)
+        # No cache across calls: a dict of numpy arrays may be written in place between two
+        # calls, and nothing cheap tells. Inside fit/model_fn batches arrive as tensors (the loop
+        # converts them), so this conversion changes nothing there and the caller's dict is kept,
+        # which is what lets layers share per-batch caches keyed on it (FeatureTransformationCache).
+        converted = {k: _to_tensor(v, dtype) for k, v in value.items()}
+        if all(converted[k] is v for k, v in value.items()):
+            return value  # nothing changed: keep the caller's dict (layers may key caches on it)
+        return converted
     if isinstance(value, list) and value and all(
         isinstance(v, (torch.Tensor, np.ndarray, KerasTensor)) for v in value
     ):
@@ -92,28 +80,44 @@ def _first_tensor(value: Any) -> torch.Tensor | None:
     return None
 
 
+_is_tracing = torch._C._is_tracing  # what torch.jit.is_tracing() returns outside TorchScript
+
+
 def _has_hooks(module: torch.nn.Module) -> bool:
     """True when torch's module call machinery has work to do (hooks, or a jit trace); then
-    the call goes through `nn.Module.__call__`, otherwise straight to `forward`."""
+    the call goes through `nn.Module.__call__`, otherwise straight to `forward`.
+
+    Not a cache: torch's hook dicts are read on every call, so a hook registered (or removed)
+    at any time takes effect on the next call, as with `nn.Module`."""
     return bool(
         module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
         or module._backward_pre_hooks or _torch_module._global_forward_hooks
         or _torch_module._global_forward_pre_hooks or _torch_module._global_backward_hooks
-        or _torch_module._global_backward_pre_hooks or torch.jit.is_tracing()
+        or _torch_module._global_backward_pre_hooks or _is_tracing()
     )
 
 
-def _fast_spec(spec: Any) -> tuple | None:
+def _fast_spec(spec: Any) -> tuple | bool:
     """(min_ndim, ((axis, size), ...)) for the common InputSpec(min_ndim=k, axes={-1: n}): a check
-    that passes for every valid input; anything else gets the full check."""
+    that passes only for inputs the full check accepts; False when the spec needs the full check.
+
+    Cached on the spec as `spec._fast` (see `fast_spec_of`); `InputSpec.__setattr__` resets it."""
     if not isinstance(spec, InputSpec) or spec.ndim is not None or spec.max_ndim is not None:
-        return None
+        return False
     if spec.shape is not None or spec.dtype is not None or spec.allow_last_axis_squeeze:
-        return None
+        return False
     if any(axis >= 0 for axis in spec.axes) or any(n is None for n in spec.axes.values()):
-        return None
+        return False
     min_ndim = max([spec.min_ndim or 0] + [-axis for axis in spec.axes])
     return (min_ndim, tuple(spec.axes.items()))
+
+
+def fast_spec_of(spec: InputSpec) -> tuple | bool:
+    """`spec._fast`, computed the first time (and again after any attribute of the spec changed)."""
+    fast = spec._fast
+    if fast is None:
+        fast = spec._fast = _fast_spec(spec)
+    return fast
 
 
 def _batch_input_shape_from_kwargs(kwargs: dict) -> tuple | None:
