@@ -5,6 +5,7 @@ import json
 import logging
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -349,6 +350,159 @@ def test_index_naming_a_deleted_checkpoint_falls_back(tmp_path, caplog):
     assert any(p30 in r.getMessage() for r in caplog.records)
 
 
+def _rewrite_metadata(prefix, change, rehash=False):
+    with open(prefix + ".json", encoding="utf-8") as f:
+        meta = json.load(f)
+    change(meta)
+    if rehash:
+        meta["metadata_sha256"] = ckpt.metadata_checksum(meta)
+    with open(prefix + ".json", "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1, sort_keys=True)
+
+
+def _legacy(meta):
+    """As a checkpoint written before `metadata_sha256` existed."""
+    del meta["metadata_sha256"]
+
+
+def test_metadata_carries_a_checksum_of_its_own_fields(tmp_path):
+    prefix = CheckpointManager(tmp_path).save(3, _state(3), extra={"input_position": 24, "t": (1, 2)})
+    meta = json.loads((tmp_path / "model.ckpt-3.json").read_text())
+    assert meta["metadata_sha256"] == ckpt.metadata_checksum(meta)
+    assert load_checkpoint(prefix)[1]["extra"] == {"input_position": 24, "t": [1, 2]}
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: m["extra"].update(input_position=1000),
+    lambda m: m.update(timestamp=m["timestamp"] + 1),
+    lambda m: m.update(global_step=29),
+    lambda m: m.update(metadata_sha256="0" * 64),
+    lambda m: m.update(metadata_sha25=m.pop("metadata_sha256")),  # the key itself damaged
+], ids=["extra", "timestamp", "global_step", "checksum", "checksum-key"])
+def test_changed_metadata_is_detected_and_the_previous_checkpoint_used(tmp_path, caplog, change):
+    _, p20, p30 = _three(tmp_path)
+    _rewrite_metadata(p30, change)
+    with pytest.raises(CorruptCheckpointError) as info:
+        load_checkpoint(p30)
+    assert p30 + ".json" in str(info.value)
+    assert not checkpoint_exists(p30)
+    with pytest.raises(CorruptCheckpointError, match=re.escape(p30)):
+        list_variables(p30)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == p20
+    assert any(p30 in r.getMessage() for r in caplog.records)
+
+
+def test_metadata_without_checksum_still_loads(tmp_path, caplog):
+    """Checkpoints written before `metadata_sha256` (the same fields, no checksum) load."""
+    _, _, p30 = _three(tmp_path)
+    _rewrite_metadata(p30, _legacy)
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == p30
+    assert not caplog.records
+    assert load_checkpoint(p30)[1]["global_step"] == 30
+    assert checkpoint_exists(p30) and list_variables(p30)
+
+
+def test_global_step_that_disagrees_with_the_tensor_file_is_reported(tmp_path, caplog):
+    """Caught without the metadata checksum too (an old file, or one rewritten with a
+    consistent checksum): the step in the JSON is compared with the tensor file's."""
+    _, p20, p30 = _three(tmp_path)
+    _rewrite_metadata(p30, lambda m: m.update(global_step=7), rehash=True)
+    for read in (load_checkpoint, list_variables, lambda p: load_variable(p, "global_step")):
+        with pytest.raises(CorruptCheckpointError) as info:
+            read(p30)
+        message = str(info.value)
+        assert p30 + ".json" in message and p30 + ".safetensors" in message, message
+        assert "global_step 7" in message and "global_step 30" in message, message
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == p20
+    # an old file whose header has no step: the `global_step` tensor is compared at load
+    prefix = str(tmp_path / "old-5")
+    data = ckpt.tensors_to_bytes({"w": torch.ones(2), "global_step": torch.tensor(5)})
+    (tmp_path / "old-5.safetensors").write_bytes(data)
+    (tmp_path / "old-5.json").write_text(json.dumps({
+        "format": "torchestimator.checkpoint", "format_version": 1, "global_step": 6, "extra": {},
+        "tensors_file": "old-5.safetensors", "sha256": ckpt.sha256(data), "size_bytes": len(data),
+        "timestamp": 0.0}))
+    with pytest.raises(CorruptCheckpointError, match=r"global_step 6.*old-5\.safetensors holds global_step 5"):
+        load_checkpoint(prefix)
+
+
+def _index(directory, latest, paths):
+    text = f'model_checkpoint_path: "{latest}"\n' + "".join(
+        f'all_model_checkpoint_paths: "{p}"\n' for p in paths)
+    (directory / "checkpoint").write_text(text)
+
+
+def test_index_whose_latest_is_not_its_last_path_warns_and_uses_the_newest(tmp_path, caplog):
+    """A damaged index ('model.ckpt-30' -> 'model.ckpt-20') never silently costs steps."""
+    _, p20, p30 = _three(tmp_path)
+    _index(tmp_path, "model.ckpt-20", ["model.ckpt-10", "model.ckpt-20", "model.ckpt-30"])
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == p30
+    index = os.path.join(tmp_path, "checkpoint")
+    assert any(index in r.getMessage() for r in caplog.records), caplog.records
+    caplog.clear()
+    # the last listed path damaged instead: the newest complete checkpoint, with a warning
+    _index(tmp_path, "model.ckpt-30", ["model.ckpt-10", "model.ckpt-20", "model.ckpt-20"])
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == p30
+        # a manager resuming here starts from it, keeps it, and deletes it in turn
+        mgr = CheckpointManager(tmp_path, max_to_keep=3)
+    assert any(index in r.getMessage() for r in caplog.records)
+    assert mgr.latest_checkpoint == p30
+    for step in (40, 50, 60):
+        mgr.save(step, _state(step))
+    assert _ckpt_files(tmp_path) == [f"model.ckpt-{s}.{e}" for s in (40, 50, 60) for e in ("json", "safetensors")]
+
+
+def test_index_listing_a_newer_checkpoint_than_its_latest_warns(tmp_path, caplog):
+    clock = FakeClock(100.0)
+    mgr = CheckpointManager(tmp_path, clock=clock)
+    for step in (1, 2, 3):
+        clock.t += 1
+        mgr.save(step, _state(step))
+    # both fields damaged alike: still a listed checkpoint of a higher step, written later
+    _index(tmp_path, "model.ckpt-2", ["model.ckpt-1", "model.ckpt-3", "model.ckpt-2"])
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == os.path.join(tmp_path, "model.ckpt-3")
+    assert any(os.path.join(tmp_path, "checkpoint") in r.getMessage() for r in caplog.records)
+
+
+def test_index_keeps_tensorflow_semantics(tmp_path, caplog):
+    """The index decides, as in TF: a lower step saved later (a new series numbered from 1,
+    or save(checkpoint_number=...)), a checkpoint written after the index without it (a
+    crash before the index was rewritten), another series, a custom index file name."""
+    clock = FakeClock(100.0)
+    mgr = CheckpointManager(tmp_path, max_to_keep=None, clock=clock)
+    for step in (5, 6):
+        clock.t += 1
+        mgr.save(step, _state(step))
+    clock.t += 1
+    mgr.save(2, _state(2))  # lower, written last
+    with caplog.at_level(logging.WARNING, logger=LOGGER):
+        assert latest_checkpoint(str(tmp_path)) == os.path.join(tmp_path, "model.ckpt-2")
+        index = (tmp_path / "checkpoint").read_text()
+        ckpt.write_checkpoint(str(tmp_path / "model.ckpt-9"), _state(9), 9)  # no index update
+        ckpt.write_checkpoint(str(tmp_path / "other-50"), _state(50), 50)
+        assert latest_checkpoint(str(tmp_path)) == os.path.join(tmp_path, "model.ckpt-2")
+        os.replace(tmp_path / "checkpoint", tmp_path / "state")
+        assert latest_checkpoint(str(tmp_path), latest_filename="state") == os.path.join(tmp_path, "model.ckpt-2")
+    assert not caplog.records
+    assert index.endswith('all_model_checkpoint_paths: "model.ckpt-2"\n' + "".join(
+        f"all_model_checkpoint_timestamps: {t}\n" for t in (101.0, 102.0, 103.0)) + "last_preserved_timestamp: 100.0\n")
+
+
+def test_write_index_puts_the_latest_last_as_tensorflow(tmp_path):
+    ckpt.write_index(str(tmp_path), str(tmp_path / "m-3"), [str(tmp_path / "m-3"), str(tmp_path / "m-1")])
+    assert (tmp_path / "checkpoint").read_text() == (
+        'model_checkpoint_path: "m-3"\nall_model_checkpoint_paths: "m-3"\n'
+        'all_model_checkpoint_paths: "m-1"\nall_model_checkpoint_paths: "m-3"\n')
+    ckpt.write_index(str(tmp_path), "m-4", [])
+    assert (tmp_path / "checkpoint").read_text() == 'model_checkpoint_path: "m-4"\nall_model_checkpoint_paths: "m-4"\n'
+
+
 def test_no_checkpoint_at_all(tmp_path):
     assert latest_checkpoint(str(tmp_path)) is None
     assert latest_checkpoint(str(tmp_path / "does_not_exist")) is None
@@ -380,6 +534,7 @@ def test_loading_never_unpickles(tmp_path):
     meta = json.loads((tmp_path / "model.ckpt-1.json").read_text())
     meta["sha256"] = ckpt.sha256(payload)
     meta["size_bytes"] = len(payload)
+    meta["metadata_sha256"] = ckpt.metadata_checksum(meta)  # a consistent forgery
     (tmp_path / "model.ckpt-1.json").write_text(json.dumps(meta))
     with pytest.raises(CorruptCheckpointError, match="not a valid safetensors file"):
         load_checkpoint(prefix)

@@ -1,7 +1,11 @@
 """A training process for the model_dir lock tests: trains into MODEL_DIR, creates READY once it
 is inside training, then keeps training slowly for HOLD seconds (or until killed).
 
-    python _lock_worker.py estimator|keras MODEL_DIR READY HOLD
+    python _lock_worker.py estimator|keras|estimator-gated MODEL_DIR READY HOLD
+
+estimator-gated saves a checkpoint every step, and while the file READY.gate exists it waits
+before its next step (after the previous step's checkpoint was saved), with READY.waiting
+created: the test changes the directory while nothing is being written.
 """
 
 from __future__ import annotations
@@ -30,7 +34,31 @@ def slow_batches():
         yield {"x": X}, X[:, :1]
 
 
-if KIND == "estimator":
+if KIND == "estimator-gated":
+    class Gate(tf.estimator.SessionRunHook):
+        deadline = None
+
+        def before_run(self, run_context):
+            while os.path.exists(READY + ".gate"):
+                if not os.path.exists(READY + ".waiting"):
+                    open(READY + ".waiting", "w").close()
+                time.sleep(0.02)
+
+        def after_run(self, run_context, run_values):
+            if self.deadline is None:
+                open(READY, "w").close()
+                self.deadline = time.monotonic() + HOLD
+            time.sleep(0.02)
+            if time.monotonic() > self.deadline:
+                run_context.request_stop()
+
+    est = tf.estimator.LinearRegressor(
+        [tf.feature_column.numeric_column("x", shape=(2,))], model_dir=MODEL_DIR,
+        config=tf.estimator.RunConfig(save_checkpoints_steps=1, save_summary_steps=10**6,
+                                      log_step_count_steps=10**6))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, X[:, :1])).batch(4).repeat(),
+              hooks=[Gate()])
+elif KIND == "estimator":
     est = tf.estimator.LinearRegressor([tf.feature_column.numeric_column("x", shape=(2,))],
                                        model_dir=MODEL_DIR)
     est.train(lambda: tf.data.Dataset.from_generator(

@@ -258,12 +258,6 @@ def test_checkpoint_json_sidecar_damage_is_detected(pristine, tmp_path, exhausti
     _check_all(cases, _checkpoint_attempt(model_dir, path))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A one-bit flip in a value of a checkpoint's .json sidecar (global_step, input_position, "
-    "timestamp, the RNG state) leaves valid JSON that nothing checks: the sha256 in the sidecar "
-    "covers only the .safetensors file. Fix in _engine/checkpoint.py (another worker's file): "
-    "write a `metadata_sha256` of the sidecar's other fields (dumps_json) and verify it in "
-    "_read_metadata, and compare global_step with the tensor file's header metadata."))
 def test_checkpoint_json_sidecar_value_flips_are_detected(pristine, tmp_path):
     model_dir = _copy(pristine, tmp_path, "model")
     path = os.path.join(model_dir, "model.ckpt-3.json")
@@ -286,14 +280,8 @@ def _rewrite_json(path: str, change) -> None:
     "json-of-another-checkpoint",
     "tensors-of-another-checkpoint",
     "size-bytes",
-    pytest.param("global-step", marks=pytest.mark.xfail(strict=True, reason=(
-        "A sidecar whose global_step disagrees with the global_step tensor (and the tensor "
-        "file's header) loads: _verify checks only size and sha256, and restore takes the "
-        "step from the JSON. Fix in _engine/checkpoint.py: compare them in _read_metadata / "
-        "_verify (another worker's file)."))),
-    pytest.param("input-position", marks=pytest.mark.xfail(strict=True, reason=(
-        "A sidecar whose `extra` was changed (input_position) loads unnoticed: nothing checks "
-        "the sidecar itself. Fix in _engine/checkpoint.py: a checksum of the sidecar's fields."))),
+    "global-step",
+    "input-position",
 ])
 def test_checkpoint_sidecar_that_disagrees_with_its_tensors_is_detected(
         pristine, tmp_path, disagreement):
@@ -336,16 +324,7 @@ def _index_attempt(model_dir: str):
     return attempt
 
 
-@pytest.mark.parametrize("flip", [
-    "all-bits",
-    pytest.param("one-bit", marks=pytest.mark.xfail(strict=True, reason=(
-        "A one-bit flip of a digit in the index's model_checkpoint_path ('model.ckpt-3' -> "
-        "'model.ckpt-2') names an older complete checkpoint, which latest_checkpoint returns "
-        "without a warning: a step is silently lost. Fix in _engine/checkpoint.py: warn and "
-        "prefer the newest when model_checkpoint_path is not the last of "
-        "all_model_checkpoint_paths (TF always writes it last) or is older than a complete "
-        "checkpoint in the folder, or protect the index with a checksum comment line."))),
-])
+@pytest.mark.parametrize("flip", ["all-bits", "one-bit"])
 def test_checkpoint_index_flips_never_lose_the_newest_silently(pristine, tmp_path, flip):
     model_dir = _copy(pristine, tmp_path, "model")
     with open(os.path.join(model_dir, "checkpoint"), "rb") as f:

@@ -191,7 +191,7 @@ class _Recorder(tf.keras.callbacks.Callback):
 def test_keras_fit_with_backup_and_checkpoints_survives_sigkill(zygote, tmp_path, trials):
     rng = random.Random(1300 + trials)
     backup_dir, checkpoint_dir = str(tmp_path / "backup"), str(tmp_path / "checkpoints")
-    expected, position, left, survived, mid_write = None, 0, set(), 0, 0
+    expected, position, step, left, survived, mid_write = None, 0, 0, set(), 0, 0
     for _ in range(trials):
         started = _kill_during(zygote, rng, "keras_fit", tmp_path / "result.json",
                                dir=checkpoint_dir, backup_dir=backup_dir)
@@ -204,10 +204,12 @@ def test_keras_fit_with_backup_and_checkpoints_survives_sigkill(zygote, tmp_path
         mid_write += bool(left)
         _check_keras_files(checkpoint_dir)
         metadata, weights = read_backup(backup_dir)
-        # (fit resumes a backup made inside an epoch at that epoch's start: the epoch, not the
-        # batch, never goes back; the weights are checked when the next process starts)
+        # (fit resumes a backup made inside an epoch inside it, at `initial_step`: the position
+        # (epoch, step) never goes back; the weights are checked when the next process starts)
         killed_at = metadata["initial_epoch"]
-        assert killed_at >= position, f"the backup went back from epoch {position} to {killed_at}"
+        assert (killed_at, metadata["initial_step"]) >= (position, step), \
+            f"the backup went back from {(position, step)} to {(killed_at, metadata['initial_step'])}"
+        step = metadata["initial_step"]
         # the killed process may have been writing the next backup, or removing the previous
         generations = {int(n.split("-")[1].split(".")[0]) for n in os.listdir(backup_dir)
                        if n.startswith("backup-")}

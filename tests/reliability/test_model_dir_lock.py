@@ -4,7 +4,9 @@ holder leaves no stale lock; readers never need the lock. Real processes, real f
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -128,6 +130,109 @@ def test_lock_is_reentrant_in_one_process_and_released(tmp_path):
          f"with directory_lock({str(tmp_path)!r}, 'probe'): pass"],
         capture_output=True, text=True, timeout=120)
     assert probe.returncode == 0, probe.stderr
+
+
+def _pause(tmp_path, kind: str = "estimator-gated") -> None:
+    """Holds the gated worker before its next step (its last checkpoint saved); returns when
+    it waits."""
+    (tmp_path / f"ready-{kind}.gate").touch()
+    waiting = tmp_path / f"ready-{kind}.waiting"
+    deadline = time.monotonic() + 60
+    while not waiting.exists():
+        assert time.monotonic() < deadline, "the worker never paused"
+        time.sleep(0.02)
+    waiting.unlink()
+
+
+def _resume(tmp_path, kind: str = "estimator-gated") -> None:
+    (tmp_path / f"ready-{kind}.gate").unlink()
+
+
+def _delete(directory) -> None:
+    """rm -r, again while a background writer (a summary thread) re-creates files in it."""
+    for _ in range(50):
+        shutil.rmtree(directory, ignore_errors=True)
+        if not os.path.exists(directory):
+            return
+    raise AssertionError(f"could not delete {directory}")
+
+
+def _checkpoints(directory) -> list[str]:
+    return sorted(n for n in os.listdir(directory) if n.startswith("model.ckpt-")) \
+        if os.path.isdir(directory) else []
+
+
+def test_model_dir_deleted_while_training_is_locked_again_by_its_writer(tmp_path):
+    """rm -r model_dir under a running train: its next checkpoint re-creates the directory
+    and its lock file, locked again, so a second trainer is still refused (naming it)."""
+    model_dir = tmp_path / "model"
+    holder = _start("estimator-gated", model_dir, tmp_path, hold=120)
+    try:
+        _pause(tmp_path)
+        _delete(model_dir)
+        _resume(tmp_path)
+        deadline = time.monotonic() + 60
+        while not _checkpoints(model_dir):  # the holder saved into the re-created directory
+            assert holder.poll() is None, holder.communicate()[1].decode()[-2000:]
+            assert time.monotonic() < deadline, "the holder saved no checkpoint after the deletion"
+            time.sleep(0.05)
+        with pytest.raises(DirectoryLockedError) as caught:
+            _estimator(model_dir).train(_input_fn, steps=1)
+        assert f"process {holder.pid}" in str(caught.value) and str(model_dir) in str(caught.value)
+        with open(model_dir / ".lock") as f:
+            assert json.load(f)["pid"] == holder.pid
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(30)
+    _, errors = holder.communicate()
+    assert b"lock file" in errors and str(model_dir / ".lock").encode() in errors  # the warning
+
+
+def test_writer_whose_deleted_model_dir_was_taken_by_another_fails_naming_it(tmp_path):
+    """rm -r model_dir under a running train, and another process locks the re-created
+    directory first: the train's next save fails naming that process, writing nothing."""
+    model_dir = tmp_path / "model"
+    holder = _start("estimator-gated", model_dir, tmp_path, hold=60)
+    try:
+        _pause(tmp_path)
+        _delete(model_dir)
+        with directory_lock(str(model_dir), "the intruder"):
+            _resume(tmp_path)
+            holder.wait(120)
+            assert _checkpoints(model_dir) == [], "the old writer wrote into the re-created directory"
+    finally:
+        if holder.poll() is None:
+            holder.send_signal(signal.SIGKILL)
+            holder.wait(30)
+    errors = holder.communicate()[1].decode()
+    assert holder.returncode != 0, errors[-2000:]
+    assert "DirectoryLockedError" in errors and str(model_dir) in errors, errors[-2000:]
+    assert f"process {os.getpid()}" in errors and "the intruder" in errors, errors[-2000:]
+
+
+def _probe(directory) -> subprocess.CompletedProcess:
+    """Another process trying the lock of `directory`: exit 3 (and the error) when refused."""
+    return subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from torchestimator._engine.dir_lock import directory_lock\n"
+         "try:\n"
+         f"    with directory_lock({str(directory)!r}, 'probe'): sys.exit(0)\n"
+         "except RuntimeError as e:\n    print(e); sys.exit(3)"],
+        capture_output=True, text=True, timeout=120)
+
+
+def test_keras_writers_lock_their_deleted_folder_again(tmp_path):
+    """The writers of BackupAndRestore / ModelCheckpoint (atomic_write_bytes) re-create a
+    deleted folder with its lock file, locked again."""
+    from torchestimator._engine.state_io import atomic_write_bytes
+
+    backup = tmp_path / "backup"
+    with directory_lock(str(backup), "Model.fit"):
+        _delete(backup)
+        atomic_write_bytes(str(backup / "training_metadata.json"), b"{}")
+        probe = _probe(backup)
+        assert probe.returncode == 3 and "Model.fit" in probe.stdout, probe
+    assert _probe(backup).returncode == 0  # and released at the end
 
 
 def test_invalid_arguments_do_not_create_the_model_dir(tmp_path):

@@ -7,10 +7,13 @@ A checkpoint is named by its prefix `<dir>/model.ckpt-<step>` (what
   as a flat `{name: tensor}` safetensors file; a scalar int64 `global_step`
   tensor is included, as in a TF checkpoint.
 * `<prefix>.json` — metadata: `global_step`, the caller's JSON-able `extra`
-  dict, the SHA-256 and byte size of the safetensors file, `format_version`
-  and `timestamp`.
+  dict, the SHA-256 and byte size of the safetensors file, `format_version`,
+  `timestamp`, and `metadata_sha256`: the SHA-256 of the canonical JSON of all
+  the other fields, so that a changed value in the JSON itself is detected
+  (files written before it existed still load).
 
-A checkpoint is complete only when its JSON exists and the checksum of its
+A checkpoint is complete only when its JSON exists, matches its own checksum,
+agrees with the `global_step` of its safetensors file, and the checksum of its
 safetensors file matches. Both files are written to temporary names, fsynced,
 and renamed (tensors first, then JSON), then the index file `<dir>/checkpoint`
 (TensorFlow's `CheckpointState` text format, relative paths) is rewritten
@@ -40,6 +43,7 @@ import torch
 from google.protobuf import text_encoding
 from safetensors import safe_open
 
+from torchestimator._engine.dir_lock import hold_again_if_recreated
 from torchestimator._engine.state_io import (
     dumps_json,
     fsync_dir,
@@ -56,6 +60,12 @@ TENSORS_SUFFIX = ".safetensors"
 METADATA_SUFFIX = ".json"
 _TMP_PREFIX = ".tmp-ckpt-"
 _FORMAT_NAME = "torchestimator.checkpoint"
+METADATA_CHECKSUM = "metadata_sha256"
+# The fields of the metadata written before `metadata_sha256` existed: a file without the
+# checksum is accepted (backward compatible) only if it holds no other field.
+_LEGACY_FIELDS = frozenset(
+    {"format", "format_version", "global_step", "extra", "tensors_file", "sha256", "size_bytes", "timestamp"}
+)
 
 __all__ = [
     "CheckpointManager",
@@ -187,6 +197,7 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             f"Checkpoint metadata {json_path} lacks one of the fields {list(required)}; "
             f"received keys {sorted(metadata) if isinstance(metadata, dict) else type(metadata).__name__}."
         )
+    _check_metadata_checksum(json_path, metadata)
     if metadata["format_version"] > FORMAT_VERSION:
         raise CorruptCheckpointError(
             f"Checkpoint {prefix!r} has format_version {metadata['format_version']}, newer than the "
@@ -202,7 +213,66 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             f"Checkpoint tensor file {tensors_path} is truncated or was overwritten: it has "
             f"{size} bytes, its metadata expects {metadata['size_bytes']}."
         )
+    stored = _header_global_step(tensors_path)
+    if stored is not None and stored != metadata["global_step"]:
+        _step_mismatch(json_path, metadata["global_step"], tensors_path, stored, "its header")
     return metadata
+
+
+def metadata_checksum(metadata: dict[str, Any]) -> str:
+    """The `metadata_sha256` of a checkpoint's metadata: the SHA-256 of the canonical JSON
+    (sorted keys, no spaces, ASCII) of every field but `metadata_sha256` itself."""
+    body = {k: v for k, v in metadata.items() if k != METADATA_CHECKSUM}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return sha256(text.encode("ascii"))
+
+
+def _check_metadata_checksum(json_path: str, metadata: dict[str, Any]) -> None:
+    recorded = metadata.get(METADATA_CHECKSUM)
+    if recorded is None:
+        # Written before the checksum existed: only the fields of that format may appear (a
+        # damaged `metadata_sha256` key would otherwise pass for an old file).
+        unknown = sorted(set(metadata) - _LEGACY_FIELDS)
+        if unknown:
+            raise CorruptCheckpointError(
+                f"Checkpoint metadata {json_path} is corrupt: it has no {METADATA_CHECKSUM!r} "
+                f"field but has the unknown field(s) {unknown}."
+            )
+        return
+    actual = metadata_checksum(metadata)
+    if recorded != actual:
+        raise CorruptCheckpointError(
+            f"Checkpoint metadata {json_path} fails its checksum: its fields hash to SHA-256 "
+            f"{actual}, its {METADATA_CHECKSUM} records {recorded!r}. A value in the file was "
+            "changed or damaged."
+        )
+
+
+def _step_mismatch(json_path: str, step: Any, tensors_path: str, stored: int, where: str) -> None:
+    raise CorruptCheckpointError(
+        f"Checkpoint metadata {json_path} says global_step {step!r} but the tensor file "
+        f"{tensors_path} holds global_step {stored} ({where}): one of the files is damaged, "
+        "or they belong to different checkpoints."
+    )
+
+
+def _header_global_step(tensors_path: str) -> int | None:
+    """The `global_step` that `write_checkpoint` records in the safetensors header's metadata;
+    None when the header cannot be read (the checksum then reports the file) or has none."""
+    try:
+        with open(tensors_path, "rb") as f:
+            prefix = f.read(8)
+            size = int.from_bytes(prefix, "little") if len(prefix) == 8 else 0
+            if not 0 < size <= min(os.fstat(f.fileno()).st_size - 8, 100 << 20):
+                return None
+            header = json.loads(f.read(size))
+    except (OSError, ValueError):
+        return None
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    value = metadata.get("global_step") if isinstance(metadata, dict) else None
+    if not isinstance(value, str) or not re.fullmatch(r"-?\d{1,30}", value):
+        return None
+    return int(value)
 
 
 def _check_bytes(prefix: str, data: bytes, metadata: dict[str, Any]) -> None:
@@ -279,47 +349,103 @@ def _step_of(prefix: str) -> int:
     return int(m.group(1)) if m else -1
 
 
+def _series(prefix: str) -> str:
+    """The checkpoint's path without its `-<step>`: checkpoints of one series share it."""
+    return re.sub(r"-\d+$", "", os.path.normpath(prefix))
+
+
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
     """Finds the filename of the latest saved checkpoint, as `tf.train.latest_checkpoint`.
 
-    Reads the index file `<checkpoint_dir>/checkpoint`. If the newest checkpoint it
-    names is missing, truncated or fails its checksum, logs a warning naming its path
-    and falls back to the newest complete one (listed in the index or found in the
-    folder); if the index itself is missing or corrupt, the folder is scanned.
+    Reads the index file `<checkpoint_dir>/checkpoint` and returns the checkpoint it names
+    (`model_checkpoint_path`). If that one is missing, truncated or fails its checksum, logs
+    a warning naming its path and falls back to the newest complete one (listed in the index
+    or found in the folder); if the index itself is missing or corrupt, the folder is scanned.
+
+    A damaged index never silently costs steps: when its `model_checkpoint_path` is not the
+    last of its `all_model_checkpoint_paths` (TensorFlow always writes it last), or when it
+    lists a complete checkpoint of the same name with a higher step written after the one
+    it names, a warning names the index file and the newest complete checkpoint is returned.
+    (As in TensorFlow, a complete checkpoint the index does not list yet, left by a crash
+    between writing it and rewriting the index, is not used: the index names the latest.)
 
     Returns:
       The checkpoint prefix (`<checkpoint_dir>/model.ckpt-<step>`), or None if no
       complete checkpoint exists.
     """
     checkpoint_dir = os.fspath(checkpoint_dir)
+    index_path = os.path.join(checkpoint_dir, latest_filename or INDEX_FILENAME)
     state = _read_index(checkpoint_dir, latest_filename)
-    candidates: list[str] = []
+    chosen: str | None = None
+    listed: list[str] = []
+    fallback = False  # whether the checkpoint returned is not the one the index names
     if state is not None:
-        candidates.append(_resolve(checkpoint_dir, state["model_checkpoint_path"]))
+        chosen = _resolve(checkpoint_dir, state["model_checkpoint_path"])
         listed = [_resolve(checkpoint_dir, p) for p in state["all_model_checkpoint_paths"]]
-        candidates += sorted(listed, key=_step_of, reverse=True)
-    seen: set[str] = set()
-    ordered = []
-    for p in candidates + [p for _, p in _scan(checkpoint_dir)]:
+        if listed and os.path.normpath(listed[-1]) != os.path.normpath(chosen):
+            _log.warning(
+                "Checkpoint index %s is inconsistent (damaged?): its model_checkpoint_path %r is not "
+                "the last of its all_model_checkpoint_paths (last: %r), where TensorFlow always "
+                "writes it. Using the newest complete checkpoint instead.",
+                index_path, state["model_checkpoint_path"], state["all_model_checkpoint_paths"][-1],
+            )
+            chosen, fallback = None, True
+    seen: set[str] = {os.path.normpath(chosen)} if chosen is not None else set()
+    others = []
+    for p in listed + [p for _, p in _scan(checkpoint_dir)]:
         k = os.path.normpath(p)
         if k not in seen:
             seen.add(k)
-            ordered.append(p)
-    # The index's own choice first, then every other checkpoint newest step first.
-    first = ordered[:1] if state is not None else []
-    ordered = first + sorted(ordered[len(first):], key=_step_of, reverse=True)
-    for i, prefix in enumerate(ordered):
+            others.append(p)
+    others.sort(key=_step_of, reverse=True)  # newest step first
+
+    if chosen is not None:
+        try:
+            metadata = _verify(chosen)
+        except (OSError, ValueError) as e:
+            _log.warning("Latest checkpoint %s is unusable (%s); looking for an earlier one.", chosen, e)
+            fallback = True
+        else:
+            newer = _written_later(chosen, metadata, sorted(listed, key=_step_of, reverse=True))
+            if newer is None:
+                return chosen
+            _log.warning(
+                "Checkpoint index %s is inconsistent (damaged?): it names %s as the latest, but "
+                "also lists the complete checkpoint %s, of a higher step and written after it; "
+                "using %s.",
+                index_path, chosen, newer, newer,
+            )
+            return newer
+    for prefix in others:
         try:
             _verify(prefix)
         except (OSError, ValueError) as e:
-            if i == 0:
-                _log.warning("Latest checkpoint %s is unusable (%s); looking for an earlier one.", prefix, e)
-            else:
-                _log.warning("Checkpoint %s is unusable (%s); skipping it.", prefix, e)
+            _log.warning("Checkpoint %s is unusable (%s); skipping it.", prefix, e)
+            fallback = True
             continue
-        if i > 0:
+        if fallback:
             _log.warning("Falling back to checkpoint %s.", prefix)
         return prefix
+    return None
+
+
+def _written_later(chosen: str, metadata: dict[str, Any], others: list[str]) -> str | None:
+    """The newest complete checkpoint of `others` (newest step first) in `chosen`'s series with
+    a higher step whose metadata was written after `chosen`'s, or None."""
+    step, series, written = _step_of(chosen), _series(chosen), metadata.get("timestamp")
+    if not isinstance(written, (int, float)):
+        return None
+    for prefix in others:  # newest step first
+        if _step_of(prefix) <= step:
+            break
+        if _series(prefix) != series:
+            continue
+        try:
+            later = _verify(prefix).get("timestamp")
+        except (OSError, ValueError):
+            continue
+        if isinstance(later, (int, float)) and later > written:
+            return prefix
     return None
 
 
@@ -340,6 +466,12 @@ def _resolve_prefix(prefix_or_dir: str) -> str:
 # ---------------------------------------------------------------------------
 # Reading checkpoints
 # ---------------------------------------------------------------------------
+
+
+def checkpoint_metadata(prefix: str) -> dict[str, Any]:
+    """The metadata of checkpoint `prefix` (`global_step`, `extra`, ...) without reading its
+    tensors: checked as `load_checkpoint` checks it, less the hash of the tensor bytes."""
+    return _read_metadata(prefix)
 
 
 def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
@@ -363,6 +495,11 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
         tensors = tensors_from_bytes(data, source=tensors_path)
     except ValueError as e:
         raise CorruptCheckpointError(str(e)) from e
+    step = tensors.get("global_step")
+    if step is not None and step.numel() == 1 and not step.is_floating_point() and not step.is_complex():
+        if int(step.reshape(()).item()) != metadata["global_step"]:
+            _step_mismatch(prefix + METADATA_SUFFIX, metadata["global_step"], tensors_path,
+                           int(step.reshape(()).item()), "its `global_step` tensor")
     return tensors, metadata
 
 
@@ -483,11 +620,12 @@ def write_checkpoint(
         cannot be created or written; the message names it.
     """
     directory = os.path.dirname(os.path.abspath(prefix))
+    global_step = int(global_step)
     data = tensors_to_bytes(tensors, metadata={"format": _FORMAT_NAME, "global_step": str(global_step)})
     metadata = {
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "global_step": int(global_step),
+        "global_step": global_step,
         "extra": extra if extra is not None else {},
         "tensors_file": os.path.basename(prefix) + TENSORS_SUFFIX,
         "sha256": sha256(data),
@@ -495,10 +633,15 @@ def write_checkpoint(
         "timestamp": clock(),
     }
     try:
+        # The checksum is taken over the values as they will be read back (tuples become
+        # lists, int keys strings), then the file is written with it.
+        metadata = json.loads(dumps_json(metadata))
+        metadata[METADATA_CHECKSUM] = metadata_checksum(metadata)
         meta_bytes = dumps_json(metadata)
     except (TypeError, ValueError) as e:
         raise TypeError(f"Checkpoint metadata (`extra`) must be JSON-serializable: {e}") from e
     _ensure_directory(directory)
+    hold_again_if_recreated(directory)
     try:
         tmp_tensors = _write_temp(directory, data)
     except OSError as e:
@@ -534,13 +677,17 @@ def write_index(
         return path
 
     here = os.path.normpath(os.path.abspath(directory))
-    text = _index_text(
-        relative(model_checkpoint_path),
-        [relative(p) for p in all_model_checkpoint_paths],
-        list(all_model_checkpoint_timestamps or []),
-        last_preserved_timestamp,
-    )
+    all_paths = [relative(p) for p in all_model_checkpoint_paths]
+    timestamps = list(all_model_checkpoint_timestamps or [])
+    if model_checkpoint_path and (not all_paths or all_paths[-1] != relative(model_checkpoint_path)):
+        # As TF's `generate_checkpoint_state_proto`: the latest is always the last path (the
+        # readers rely on it to detect a damaged index).
+        all_paths.append(relative(model_checkpoint_path))
+        if timestamps:
+            timestamps.append(time.time())
+    text = _index_text(relative(model_checkpoint_path), all_paths, timestamps, last_preserved_timestamp)
     _ensure_directory(directory)
+    hold_again_if_recreated(directory)
     try:
         tmp = _write_temp(directory, text.encode("utf-8"))
     except OSError as e:
@@ -663,6 +810,13 @@ class CheckpointManager:
                     self._kept[os.path.basename(prefix)] = self._mtime(os.path.basename(prefix), now)
         # The newest complete checkpoint (a damaged newest one is skipped, with a warning).
         self._latest = latest_checkpoint(self._directory)
+        if self._latest is not None:
+            relative = self._relative(self._latest)
+            if relative not in self._kept and not os.path.dirname(relative) \
+                    and _series(relative) == self._basename:
+                # Not among the index's paths (a damaged index): kept like the others, so
+                # that max_to_keep deletes it in turn.
+                self._kept[relative] = self._mtime(relative, now)
         if now < self._last_preserved_timestamp:
             # The clock went backwards since the last run: start the preservation window now.
             self._last_preserved_timestamp = now

@@ -10,6 +10,13 @@ writes its host, pid and purpose into the file, and a second writer's error
 names them. Readers (`evaluate`, `predict`, an evaluator, a server) never take
 the lock: every file they read is written atomically.
 
+If the directory is deleted while the lock is held (the lock file goes with
+it), the holder's next write re-creates the directory, then re-creates the lock
+file and locks it again (`hold_again_if_recreated`, called by the checkpoint
+and `atomic_write_bytes` writers), so a second writer is still refused; if
+another process took the lock of the re-created directory first, that write
+fails with DirectoryLockedError naming it instead of interleaving.
+
 Within one process the lock is re-entrant (a hook that saves during `train`
 does not deadlock with it). `TORCHESTIMATOR_LOCK_WAIT_SECS` makes a second
 writer wait that many seconds for the holder to finish before failing
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import socket
@@ -37,8 +45,19 @@ LOCK_FILENAME = ".lock"
 WAIT_ENV = "TORCHESTIMATOR_LOCK_WAIT_SECS"
 _POLL_SECS = 0.1
 
-_HELD: dict[str, list[Any]] = {}  # real path -> [file object, depth]
-_GUARD = threading.Lock()
+_log = logging.getLogger(__name__)
+
+
+class _Held:
+    """A lock this process holds: the open lock file, how many `with` blocks hold it."""
+
+    def __init__(self, handle: Any, directory: str, lock_name: str, purpose: str) -> None:
+        self.handle, self.depth = handle, 1
+        self.directory, self.lock_name, self.purpose = directory, lock_name, purpose
+
+
+_HELD: dict[str, _Held] = {}  # real path of the lock file -> the lock
+_GUARD = threading.RLock()
 
 
 class DirectoryLockedError(RuntimeError):
@@ -109,40 +128,85 @@ def directory_lock(directory: str, purpose: str, enabled: bool = True,
     with _GUARD:
         held = _HELD.get(key)
         if held is not None:
-            held[1] += 1
+            held.depth += 1
     if held is None:
         handle = _acquire(directory, purpose, lock_name)
         with _GUARD:
-            _HELD[key] = held = [handle, 1]
+            _HELD[key] = held = _Held(handle, directory, lock_name, purpose)
     try:
         yield
     finally:
         with _GUARD:
-            held[1] -= 1
-            last = held[1] == 0
+            held.depth -= 1
+            last = held.depth == 0
             if last:
                 del _HELD[key]
         if last:
-            _release(held[0])
+            _release(held.handle)
 
 
-def _acquire(directory: str, purpose: str, lock_name: str) -> Any:
+def hold_again_if_recreated(directory: str) -> None:
+    """Makes sure the locks this process holds in `directory` still lock its lock files.
+
+    Writers call it after (re-)creating `directory` and before writing into it. When the
+    directory (or just its lock file) was deleted while the lock was held, the lock file is
+    created again and locked again, with a warning; nothing happens when this process holds
+    no lock there (the usual case costs one dictionary look-up).
+
+    Raises:
+        DirectoryLockedError: another process took the lock of the re-created directory
+            first; the message names it.
+    """
+    if not _HELD or fcntl is None:
+        return
+    here = os.path.realpath(directory)
+    with _GUARD:
+        for key, held in list(_HELD.items()):
+            path = os.path.join(held.directory, held.lock_name)
+            if os.path.dirname(key) != here or _same_file(path, held.handle):
+                continue
+            _log.warning(
+                "The lock file %s was deleted (with its directory?) while this process held it "
+                "for %s; creating it again and taking the lock again.", path, held.purpose)
+            handle = _acquire(held.directory, held.purpose, held.lock_name, wait=False)
+            _release(held.handle)
+            held.handle = handle
+
+
+def _same_file(path: str, handle: Any) -> bool:
+    """Whether the open `handle` is the file at `path` (not deleted or replaced since)."""
+    try:
+        on_disk = os.stat(path)
+        mine = os.fstat(handle.fileno())
+    except OSError:
+        return False
+    return (on_disk.st_dev, on_disk.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _acquire(directory: str, purpose: str, lock_name: str, wait: bool = True) -> Any:
     path = os.path.join(directory, lock_name)
-    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
-    deadline = time.monotonic() + wait_seconds()
+    deadline = time.monotonic() + (wait_seconds() if wait else 0.0)
     while True:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 holder = _read_holder(handle)
                 handle.close()
                 raise DirectoryLockedError(directory, holder, purpose) from None
+            handle.close()
             time.sleep(_POLL_SECS)
+            continue
         except OSError:
             handle.close()
             raise
+        if _same_file(path, handle):
+            break
+        # The file was deleted (with its directory?) between open and flock: the lock is on
+        # a file nobody else can open. Lock the one at the path instead.
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        handle.close()
     holder = {"host": socket.gethostname(), "pid": os.getpid(), "purpose": purpose,
               "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     handle.seek(0)

@@ -23,6 +23,8 @@ import torch
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 
+from torchestimator._engine.dir_lock import hold_again_if_recreated
+
 
 def flatten_state(state: Any, prefix: str = "") -> tuple[dict[str, torch.Tensor], Any]:
     """Returns `(tensors, skeleton)`: tensors keyed by their path, and `state` with each tensor
@@ -83,11 +85,13 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     the temporary files of a process killed mid-save are removed by the next successful save
     of the same file (`remove_stale_temps`). An error (disk full, file too large, read-only
     or missing folder) is an OSError of the same kind whose message names `path` and the cause;
-    no temporary file is left behind."""
+    no temporary file is left behind. A folder deleted while this process held its write lock
+    (`dir_lock`) is re-created with its lock file, locked again."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)
+        hold_again_if_recreated(directory)  # the folder was deleted while its writer held its lock
         fd, tmp = tempfile.mkstemp(prefix=f"{_temp_stem(os.path.basename(path))}{os.getpid()}@{_HOST}-",
                                    dir=directory)
     except OSError as e:

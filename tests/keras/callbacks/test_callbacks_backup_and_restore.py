@@ -3,6 +3,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 import safetensors.torch
 import torch
@@ -207,3 +208,97 @@ def test_errors(tmp_path, make_model, model, data, loop):
     (tmp_path / "c" / "training_metadata.json").write_text("{broken")
     with pytest.raises(ValueError, match="cannot read the backup metadata"):
         CallbackList([BackupAndRestore(str(tmp_path / "c"))], model=model).on_train_begin()
+
+
+# ---------------------------------------------------------------------------------------------
+# Model.fit resumes inside an epoch (a backup every N batches), as TF 2.15's `_initial_step`
+# ---------------------------------------------------------------------------------------------
+
+
+def _keras_model():
+    import torchestimator as tf
+
+    torch.manual_seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+        tf.keras.layers.Dense(1),
+    ])
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    return model
+
+
+class _Seen(Callback):
+    """After BackupAndRestore: the (epoch, batch) of every step, and the batch of the backup
+    on disk after each one."""
+
+    def __init__(self, backup_dir):
+        super().__init__()
+        self.backup_dir, self.batches, self.backups, self.epoch = backup_dir, [], [], None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.batches.append((self.epoch, batch))
+
+    def on_train_batch_end(self, batch, logs=None):
+        with open(os.path.join(self.backup_dir, "training_metadata.json")) as f:
+            self.backups.append(json.load(f)["batch"])
+
+
+@pytest.mark.parametrize("source", ["arrays", "dataset"])
+def test_fit_resumes_inside_the_epoch_without_training_again_on_its_first_batches(tmp_path, source):
+    """64 samples, 8 batches an epoch, a backup every 2 batches; interrupted before batch 4 of
+    epoch 1 (the last backup after its batch 3). The resumed fit trains batches 4..7 only, so
+    its weights are exactly those of an uninterrupted fit, after the same 16 steps."""
+    import torchestimator as tf
+
+    x = torch.randn(64, 4, generator=torch.Generator().manual_seed(1)).numpy()
+    y = x @ np.linspace(-1, 1, 4, dtype=np.float32)[:, None]
+
+    def fit(model, **kwargs):
+        if source == "arrays":
+            return model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0, **kwargs)
+        dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+        return model.fit(dataset, epochs=2, verbose=0, **kwargs)
+
+    reference = _keras_model()
+    fit(reference)
+    backup_dir = str(tmp_path / "backup")
+    with pytest.raises(RuntimeError, match="Interrupting!"):
+        fit(_keras_model(), callbacks=[BackupAndRestore(backup_dir, save_freq=2), Interrupt(1, batch=4)])
+    metadata = json.loads((tmp_path / "backup" / "training_metadata.json").read_text())
+    assert (metadata["initial_epoch"], metadata["initial_step"]) == (1, 4)
+
+    resumed, seen = _keras_model(), _Seen(backup_dir)
+    history = fit(resumed, callbacks=[BackupAndRestore(backup_dir, save_freq=2, delete_checkpoint=False), seen])
+    assert history.epoch == [1]
+    assert seen.batches == [(1, 4), (1, 5), (1, 6), (1, 7)]  # numbered as in TF, from the backup on
+    assert seen.backups == [3, 5, 5, 7]  # save_freq counts from the resumed batch
+    assert int(resumed.optimizer.iterations) == int(reference.optimizer.iterations) == 16
+    for got, want in zip(resumed.get_weights(), reference.get_weights()):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_fit_with_a_generator_skips_the_batches_the_backup_covers(tmp_path):
+    x = np.arange(64 * 4, dtype=np.float32).reshape(64, 4) / 256
+    y = x[:, :1]
+    fed = []
+
+    def batches():
+        for start in range(0, 64, 8):
+            fed.append(start // 8)
+            yield x[start:start + 8], y[start:start + 8]
+
+    backup_dir = str(tmp_path / "backup")
+    model = _keras_model()
+    with pytest.raises(RuntimeError):
+        model.fit(batches(), epochs=1, steps_per_epoch=8, verbose=0,
+                  callbacks=[BackupAndRestore(backup_dir, save_freq=1), Interrupt(0, batch=5)])
+    fed.clear()
+    resumed, seen = _keras_model(), _Seen(backup_dir)
+    resumed.fit(batches(), epochs=1, steps_per_epoch=8, verbose=0,
+                callbacks=[BackupAndRestore(backup_dir, save_freq=1), seen])
+    assert seen.batches == [(0, 5), (0, 6), (0, 7)]
+    assert fed == list(range(8))  # the first 5 were read and dropped, not trained on
+    assert int(resumed.optimizer.iterations) == 8

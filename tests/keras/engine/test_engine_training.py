@@ -138,6 +138,27 @@ def test_fit_accepts_dataset_generator_dataframe_and_tensors():
     model.fit(gen(), epochs=1, verbose=0)
 
 
+def test_each_epoch_iterates_a_finite_dataset_again():
+    """TF's `should_recreate_iterator`: a Dataset of known length (or a list of batches) is
+    iterated again each epoch; with steps_per_epoch the epochs continue one iterator."""
+    x, y = _mnist_like(96)
+    model = get_compiled_model()
+    batches = []
+    spy = tf.keras.callbacks.LambdaCallback(on_train_batch_begin=lambda batch, logs: batches.append(batch))
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    model.fit(ds, epochs=3, verbose=0, callbacks=[spy])
+    assert batches == [0, 1, 2] * 3
+    batches.clear()
+    model.fit([(x[:32], y[:32]), (x[32:64], y[32:64])], epochs=2, verbose=0, callbacks=[spy])
+    assert batches == [0, 1] * 2
+    batches.clear()
+    seen = []
+    model.fit(tf.data.Dataset.range(6).map(lambda i: (seen.append(int(i)) or x[:2], y[:2])),
+              steps_per_epoch=2, epochs=3, verbose=0, callbacks=[spy])
+    assert batches == [0, 1] * 3 and set(seen) == set(range(6))  # one iterator across the epochs
+    assert int(model.optimizer.iterations) == 9 + 4 + 6
+
+
 def test_error_paths():
     x, y = _mnist_like(32)
     model = get_uncompiled_model()

@@ -58,8 +58,10 @@ class BackupAndRestore(Callback):
             (it is deleted when training completes).
         save_freq: `"epoch"` (back up at the end of every epoch) or an int:
             back up every that many training batches. A backup made inside an
-            epoch resumes at the start of that epoch, with `model._initial_step`
-            also set to the batch after the backup.
+            epoch resumes inside it, as in TF: the callback sets
+            `model._initial_step` to the batch after the backup, and `fit`
+            skips the epoch's batches before it (it does not train on them
+            again) and numbers the batches from there.
         delete_checkpoint: delete the backup when training completes.
         save_before_preemption: accepted for compatibility; preemption
             notices of TF's cluster managers do not exist here, so it must be False.
@@ -283,6 +285,9 @@ class BackupAndRestore(Callback):
         model._initial_epoch = initial_epoch
         model._initial_step = initial_step
         self._current_epoch = model._initial_epoch
+        # fit numbers the resumed epoch's batches from `initial_step`: count save_freq from there
+        self._last_batch_seen = initial_step - 1
+        self._batches_seen_since_last_saving = 0
 
     @staticmethod
     def _read_metadata(path: str) -> dict[str, Any] | None:

@@ -151,9 +151,14 @@ class ArrayData:
         return val
 
     def __iter__(self) -> Iterator[tuple]:
+        return self.batches()
+
+    def batches(self, skip: int = 0) -> Iterator[tuple]:
+        """An epoch's batches without its first `skip` ones (an epoch resumed from a backup
+        made inside it): they are not even sliced. The shuffle is drawn as for a whole epoch."""
         n, bs = self.num_samples, self.batch_size
         order = torch.randperm(n) if self.shuffle else None
-        for start in range(0, n, bs):
+        for start in range(max(0, skip) * bs, n, bs):
             index = slice(start, min(start + bs, n)) if order is None else order[start:start + bs]
             yield pack_x_y_sample_weight(
                 _take(self.x, index), _take(self.y, index), _take(self.sample_weight, index)
@@ -181,17 +186,27 @@ class IterableData:
         self.steps = steps
         self._iterator: Iterator | None = None
         self.num_samples = None
-        if steps is None:
-            if _is_dataset(source):
-                n = int(source.cardinality())
+        # TF's `should_recreate_iterator`: each epoch iterates the source again, unless
+        # steps_per_epoch (other than the source's own length) makes the epochs continue it.
+        self._continues = steps is not None
+        if _is_dataset(source):
+            n = int(source.cardinality())
+            if steps is None:
                 self.steps = n if n >= 0 else None
-            elif hasattr(source, "__len__"):
-                self.steps = len(source)
+            self._continues = steps is not None and steps != n
+        elif steps is None and hasattr(source, "__len__"):
+            self.steps = len(source)
 
     def __iter__(self) -> Iterator[tuple]:
+        return self.batches()
+
+    def batches(self, skip: int = 0) -> Iterator[tuple]:
+        """An epoch's batches without its first `skip` ones (an epoch resumed from a backup
+        made inside it): those elements are read from the source and dropped (they count
+        towards `steps`)."""
         if isinstance(self.source, Iterator):
             iterator = self.source  # a generator continues where it stopped
-        elif self.steps is not None and self._iterator is not None:
+        elif self._continues and self._iterator is not None:
             iterator = self._iterator  # steps_per_epoch: continue across epochs
         else:
             iterator = iter(self.source)
@@ -204,6 +219,8 @@ class IterableData:
                 self._iterator = None
                 return
             produced += 1
+            if produced <= skip:
+                continue
             yield element if isinstance(element, tuple) else (
                 tuple(element) if isinstance(element, list) and len(element) in (2, 3) else (element,)
             )

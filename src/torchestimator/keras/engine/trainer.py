@@ -47,12 +47,15 @@ class _CallbackEvents(loop.StepEvents):
         self.active = getattr(callbacks, f"_should_call_{mode}_batch_hooks", True)
         self.every = max(1, every)
         self.stop_on_flag = mode == "train"
+        self.first = 0  # the batch number of the epoch's first step (an epoch resumed inside)
 
     def before_step(self, step: int) -> None:
+        step += self.first
         if self.active and step % self.every == 0:
             self.begin(step)
 
     def after_step(self, step: int, outputs: Any) -> bool:
+        step += self.first
         if self.active and (step + 1) % self.every == 0:
             self.end(step, outputs if isinstance(outputs, Mapping) else None)
         return self.stop_on_flag and self.model.stop_training
@@ -91,6 +94,7 @@ class Trainer:
         self.stop_training = False
         self.history = None
         self._initial_epoch: int | None = None
+        self._initial_step = 0
         self._device: torch.device | None = None
         self._run_eagerly = False
         self._jit_compile = False
@@ -362,6 +366,7 @@ class Trainer:
         cbs = self._callback_list(callbacks, verbose, epochs, data.steps, add_history=True)
         self.stop_training = False
         self._initial_epoch = None
+        self._initial_step = 0
         events = _CallbackEvents(self, cbs, "train", self._steps_per_execution)
         train_fn = self.train_step
         if class_weight:
@@ -373,20 +378,26 @@ class Trainer:
                                for lock in getattr(c, "_write_locks", list)()], "Model.fit")
             cbs.on_train_begin()
             start = initial_epoch if self._initial_epoch is None else self._initial_epoch
-            self._initial_epoch = None
+            # A backup made inside an epoch (BackupAndRestore's save_freq=N) resumes that epoch
+            # at the batch after it, as TF's `_initial_step`: the batches before it are skipped.
+            skip = max(0, int(self._initial_step or 0)) if self._initial_epoch is not None else 0
+            self._initial_epoch, self._initial_step = None, 0
             logs: dict = {}
             for epoch in range(start, epochs):
                 self.reset_metrics()
                 cbs.on_epoch_begin(epoch)
                 if not self.training:
                     self.train()
-                made = loop.run_steps(train_fn, data, events, device=device)
-                if made == 0 and epoch == start:
+                events.first = skip
+                made = loop.run_steps(train_fn, data.batches(skip) if skip else data, events,
+                                      device=device)
+                if made == 0 and epoch == start and not skip:
                     warnings.warn(
                         "fit() made no training step: the input is empty or exhausted. A generator "
                         "can be consumed only once; use a Dataset or pass steps_per_epoch.",
                         stacklevel=2,
                     )
+                events.first = skip = 0
                 logs = to_python_logs(self.get_metrics_result())
                 if val_data is not None and _should_validate(epoch, validation_freq):
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0)
