@@ -38,9 +38,10 @@ class StepGuard:
 
 
 @contextlib.contextmanager
-def interrupts_between_steps() -> Iterator[StepGuard]:
-    """Holds SIGINT received inside a step until the step ends (see the module docstring)."""
-    guard = StepGuard()
+def interrupts_between_steps(guard: StepGuard | None = None) -> Iterator[StepGuard]:
+    """Holds SIGINT received inside a step until the step ends (see the module docstring);
+    `guard` carries the step's state across several uses (a loop entered step by step)."""
+    guard = guard if guard is not None else StepGuard()
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
         yield guard

@@ -8,19 +8,22 @@ A front (Keras' Trainer, the Estimator) supplies:
 
 The loop never reads a value back from the device by itself: only the events
 that need a number (a progress bar, a logging hook) synchronise. A Ctrl-C arrives
-between steps, never inside one (`interrupts.py`).
+between steps, never inside one (`interrupts.py`). `run_steps` runs the loop to its end;
+`iterate_steps` is the same loop as a generator of each step's outputs (predict).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import torch
 
-from torchestimator._engine.interrupts import interrupts_between_steps
+from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
+
+_DONE = object()  # what the loop's generator gives when it has ended
 
 
 def default_device() -> torch.device:
@@ -66,6 +69,40 @@ class StepEvents:
         return False
 
 
+def _loop(
+    step_fn: Callable[[Any], Any],
+    batches: Iterable,
+    events: StepEvents,
+    max_steps: int | None,
+    device: torch.device | None,
+    guard: StepGuard,
+) -> Iterator[Any]:
+    """The loop itself, as a generator of each step's outputs; the caller holds the SIGINT
+    handler of `guard` and sets the grad mode (`run_steps` for the whole loop, `iterate_steps`
+    around each step)."""
+    if max_steps is not None and max_steps <= 0:
+        return
+    before_step, after_step = events.before_step, events.after_step
+    iterator = iter(batches)
+    step = 0
+    while True:
+        try:
+            batch = next(iterator)
+        except StopIteration:
+            return
+        if device is not None:
+            batch = to_device(batch, device)
+        guard.in_step = True  # Ctrl-C from here waits for the step and its events to end
+        before_step(step)
+        outputs = step_fn(batch)
+        stop = after_step(step, outputs)
+        step += 1
+        guard.end_step()
+        yield outputs
+        if stop or (max_steps is not None and step >= max_steps):
+            return
+
+
 def run_steps(
     step_fn: Callable[[Any], Any],
     batches: Iterable,
@@ -76,28 +113,42 @@ def run_steps(
 ) -> int:
     """Runs `step_fn` on each batch (moved to `device`) until the batches run out,
     `max_steps` steps were made, or an event asks to stop. Returns the number of steps made."""
-    events = events or StepEvents()
     steps = 0
     if max_steps is not None and max_steps <= 0:
         return 0
-    iterator = iter(batches)
     with torch.set_grad_enabled(grad_enabled), interrupts_between_steps() as guard:
-        while True:
-            try:
-                batch = next(iterator)
-            except StopIteration:
-                break
-            if device is not None:
-                batch = to_device(batch, device)
-            guard.in_step = True  # Ctrl-C from here waits for the step and its events to end
-            events.before_step(steps)
-            outputs = step_fn(batch)
-            stop = events.after_step(steps, outputs)
+        for _ in _loop(step_fn, batches, events or StepEvents(), max_steps, device, guard):
             steps += 1
-            guard.end_step()
-            if stop or (max_steps is not None and steps >= max_steps):
-                break
     return steps
+
+
+def iterate_steps(
+    step_fn: Callable[[Any], Any],
+    batches: Iterable,
+    events: StepEvents | None = None,
+    max_steps: int | None = None,
+    device: torch.device | None = None,
+    grad_enabled: bool = True,
+) -> Iterator[Any]:
+    """`run_steps` as a generator: the same loop, yielding each step's outputs after its
+    events ran; a step runs only when the consumer asks for the next value, and the loop ends
+    as `run_steps` does (the outputs of the step that ended it are yielded first).
+
+    The grad mode and the Ctrl-C guard (`interrupts.py`) are held for each step (its wait
+    for input included), not while the consumer holds a value (e.g. `Estimator.predict`'s
+    caller): the consumer's code runs in its own grad mode with Python's own SIGINT handling.
+    """
+    guard = StepGuard()
+    steps = _loop(step_fn, batches, events or StepEvents(), max_steps, device, guard)
+    try:
+        while True:
+            with torch.set_grad_enabled(grad_enabled), interrupts_between_steps(guard):
+                outputs = next(steps, _DONE)
+            if outputs is _DONE:
+                return
+            yield outputs
+    finally:
+        steps.close()
 
 
 def optimize(loss: torch.Tensor, optimizer: Any) -> None:

@@ -16,6 +16,9 @@ The scope also records every layer called at the top level during a
 over), so the Estimator can checkpoint all of them, and gives layers
 per-scope default names (`dense`, `dense_1`, ...) so checkpoint names do not
 depend on what else the process created.
+
+`scope.context` (a `ModelFnContext`, see `model_fn_context.py`) says what the running
+`model_fn` call is: its mode, its global step, the summaries it recorded.
 """
 
 from __future__ import annotations
@@ -23,10 +26,13 @@ from __future__ import annotations
 import abc
 import threading
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from torchestimator._engine.model_fn_context import ModelFnContext
 
 _LOCAL = threading.local()
 
@@ -86,7 +92,9 @@ class ObjectScope:
         self._order: dict[str, int] = {}
         self._depth = 0
         self.call_index = 0
-        self.extra: dict[str, Any] = {}
+        from torchestimator._engine.model_fn_context import ModelFnContext
+
+        self.context: ModelFnContext = ModelFnContext()
 
     def __enter__(self) -> ObjectScope:
         self._previous = current_scope()

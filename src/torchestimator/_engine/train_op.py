@@ -50,22 +50,30 @@ class TrainOp:
         cache = resolved_vars if resolved_vars is not None else {}
         entries = self.entries
         if len(entries) == 1:
-            optimizer, total, var_list = entries[0]
-            if not total.requires_grad:
+            optimizer, loss, var_list = entries[0]
+            if not loss.requires_grad:
                 _no_grad_error()
-            plans = [(optimizer, self._variables(0, total, var_list, cache))]
+            variables = self._variables(0, loss, var_list, cache)
+            plans = [(optimizer, variables)]
+            _backward(loss, variables)
         else:
-            losses: list[torch.Tensor] = []
-            for _, loss, _ in entries:
-                if not any(loss is seen for seen in losses):
-                    losses.append(loss)
-            for loss in losses:
+            plans = []
+            losses: list[tuple[torch.Tensor, list]] = []  # each distinct loss, with its variables
+            for index, (optimizer, loss, var_list) in enumerate(entries):
                 if not loss.requires_grad:
                     _no_grad_error()
-            plans = [(optimizer, self._variables(index, loss, var_list, cache))
-                     for index, (optimizer, loss, var_list) in enumerate(entries)]
-            total = losses[0] if len(losses) == 1 else torch.stack([loss.reshape(()) for loss in losses]).sum()
-        total.backward()
+                variables = self._variables(index, loss, var_list, cache)
+                plans.append((optimizer, variables))
+                for seen, seen_variables in losses:
+                    if seen is loss:
+                        seen_variables.extend(variables)
+                        break
+                else:
+                    losses.append((loss, list(variables)))
+            for position, (loss, variables) in enumerate(losses):
+                # As TF: each loss's gradients go to its own var_list only (a GAN's generator
+                # loss never reaches the discriminator's variables).
+                _backward(loss, variables, retain_graph=position < len(losses) - 1)
         for optimizer, var_list in plans:
             built = cache.get(("built", id(optimizer)))
             if built is not var_list:  # build() is idempotent; skip it for the same variables
@@ -86,6 +94,14 @@ class TrainOp:
                 found = cache[index] = [p for p in parameters_of(loss) if p.requires_grad]
             return found
         return var_list if type(var_list) is list else list(var_list)
+
+
+def _backward(loss: torch.Tensor, variables: list, retain_graph: bool = False) -> None:
+    """Accumulates d(loss)/d(variable) into `.grad` of `variables` only (other leaves the loss
+    depends on get nothing, so no gradient goes stale across steps)."""
+    inputs = [v for v in variables if v.requires_grad]
+    if inputs:
+        loss.backward(inputs=inputs, retain_graph=retain_graph)
 
 
 def _no_grad_error() -> None:

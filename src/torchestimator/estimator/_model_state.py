@@ -91,8 +91,9 @@ class ModelState:
             return None
         from torchestimator.train import _global_step, _object_graph
 
-        if self.scope.extra.get(_global_step.VARIABLE_KEY) is not None:
-            _global_step.global_step_variable(self.scope, self.global_step)
+        context = self.scope.context
+        if context.global_step_variable is not None:
+            _global_step.global_step_variable(context, self.global_step)
         return _object_graph.walk(self.object_checkpoint)
 
     @staticmethod
@@ -251,12 +252,10 @@ class ModelState:
 
     def save(self, manager: ckpt.CheckpointManager, extra: dict | None = None) -> str:
         """Writes a checkpoint at the current global step; returns its path."""
-        from torchestimator.train._global_step import VARIABLE_KEY
-
         graph = self._object_graph()
         tensors, meta = self._gather(extra, graph)
         # The global step is a tensor of the checkpoint unless the object graph holds it.
-        step_variable = self.scope.extra.get(VARIABLE_KEY)
+        step_variable = self.scope.context.global_step_variable
         step_tensor = graph is None or id(step_variable) not in graph.tensor_keys
         return manager.save(self.global_step, tensors, meta, step_tensor=step_tensor)
 

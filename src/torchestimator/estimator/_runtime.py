@@ -1,10 +1,9 @@
-"""Small pieces of the Estimator's runtime: reading checkpoint metadata, seeding, the first
-batch and the device, iterator cleanup, and the train log line."""
+"""Small pieces of the Estimator's runtime: the train op check, seeding, the device of the
+batches, iterator cleanup, and the train log line (checkpoint metadata: `_engine.checkpoint`)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -13,16 +12,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine.train_op import TrainOp
 from torchestimator._variable import Variable
 from torchestimator.estimator._model_state import rng_state, set_rng_state
-
-
-def checkpoint_metadata(path: str) -> dict:
-    """The JSON metadata of checkpoint `path` (global_step, extra) without reading its tensors."""
-    with open(path + ckpt.METADATA_SUFFIX, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def check_train_op(train_op: Any) -> TrainOp:

@@ -106,7 +106,7 @@ class Session:
         out = {}
         if self.spec is not None and self.spec.loss is not None:
             out["loss"] = self.spec.loss
-        out.update(self.estimator._state.scope.extra.get("summaries", {}))
+        out.update(self.estimator._state.scope.context.summaries)
         return out
 
     def tensor(self, name: str) -> Any:
@@ -122,7 +122,7 @@ class Session:
             return spec.predictions[name]
         if spec is not None and spec.eval_metric_ops and name in spec.eval_metric_ops:
             return spec.eval_metric_ops[name]
-        summaries = self.estimator._state.scope.extra.get("summaries", {})
+        summaries = self.estimator._state.scope.context.summaries
         if name in summaries:
             return summaries[name]
         known = ["loss", "global_step"]

@@ -9,13 +9,14 @@ hooks follow TF 2.15's Estimator.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -30,7 +31,6 @@ from torchestimator.estimator._predictions import extract_predictions, split_exa
 from torchestimator.estimator._runtime import (
     chain_batches,
     check_train_op,
-    checkpoint_metadata,
     close_iterator,
     loss_step_formatter,
     seed_everything,
@@ -63,6 +63,17 @@ def _check_hooks(hooks: Any, what: str) -> list:
         if not isinstance(hook, SessionRunHook):
             raise TypeError(f"{what} must be SessionRunHook instances; received {hook!r}")
     return hooks
+
+
+
+class _ModeRun(NamedTuple):
+    """What `Estimator._mode_run` yields: the hooks' session and runner, the batches (the
+    first one included) and the device later batches move to (None: they stay where they are)."""
+
+    session: Session
+    runner: HookRunner
+    batches: Iterator
+    device: torch.device | None
 
 
 class Estimator:
@@ -231,11 +242,7 @@ class Estimator:
         if "config" in args:
             kwargs["config"] = self._config
         scope = self._state.scope
-        extra = scope.extra
-        extra["summaries"] = {}
-        extra["mode"] = mode
-        extra["global_step"] = self._state.global_step
-        extra[_global_step.UPDATES_KEY] = None
+        scope.context.begin_call(mode, self._state.global_step)
         with scope:
             spec = self._model_fn(features=features, **kwargs)
         if type(spec) is not EstimatorSpec and not isinstance(spec, EstimatorSpec):
@@ -322,6 +329,64 @@ class Estimator:
             return None, iterator, None
         return loop.to_device(first, self._device), iterator, transfer_device(first, self._device)
 
+    @contextlib.contextmanager
+    def _mode_run(self, mode: str, input_fn: Callable, hook_layout: Callable[[], list],
+                  checkpoint_path: str | None, position: int = 0) -> Iterator[_ModeRun | None]:
+        """One train/evaluate/predict call's set-up and tear-down around the caller's steps.
+
+        Calls input_fn (skipping `position` batches), builds the model on the first
+        batch and restores `checkpoint_path` (`_prepare`), places the model, resets
+        streaming metrics (not in predict), makes the Session and the HookRunner
+        with `hook_layout()` (the spec's hooks in their places), calls `begin` and
+        `after_create_session`, and yields a `_ModeRun`; None (nothing set up) when
+        input_fn yields no batch. Hooks' `end` runs only when the caller's block
+        completes; the input iterator is closed however it ends; train closes the
+        summary writers, and on Ctrl-C saves the steps made (the CheckpointSaverHook's
+        `end`, as TF) before re-raising. Predict seeds its set-up only
+        (`tf_random_seed`): its steps run between its caller's code.
+        """
+        training = mode == ModeKeys.TRAIN
+        setup_rng = seeded_rng(self._config.tf_random_seed) if mode == ModeKeys.PREDICT else contextlib.nullcontext()
+        with setup_rng:
+            first, iterator, device = self._first_batch(input_fn, mode, position)
+            try:
+                build_spec = None if first is None else self._prepare(mode, first, checkpoint_path,
+                                                                      restore_rng=training)
+            except BaseException:
+                close_iterator(iterator)
+                raise
+        if first is None:
+            close_iterator(iterator)
+            yield None
+            return
+        session = Session(self, mode)
+        runner = None
+        try:
+            self._place_model()
+            self._train_mode(training)
+            if mode != ModeKeys.PREDICT:
+                for metric in self._state.metrics():  # streaming metrics start afresh, as TF's locals
+                    metric.reset_state()
+            if training:
+                session.input_position = position
+            runner = HookRunner(hook_layout(), session)
+            runner.set_spec_hooks(build_spec)
+            runner.begin()
+            runner.after_create_session()
+            yield _ModeRun(session, runner, chain_batches(first, iterator), device)
+            runner.end()
+        except KeyboardInterrupt:
+            if training and runner is not None:
+                # As TF's CheckpointSaverHook.end: keep the steps made so far, then stop.
+                for hook in runner.hooks:
+                    if isinstance(hook, basic_hooks.CheckpointSaverHook):
+                        hook.end(session)
+            raise
+        finally:
+            close_iterator(iterator)
+            if training:
+                self._close_writers()
+
     # ------------------------------------------------------------------ train
     def train(self, input_fn: Callable, hooks: list | None = None, steps: int | None = None,
               max_steps: int | None = None, saving_listeners: list | None = None) -> Estimator:
@@ -360,62 +425,44 @@ class Estimator:
     def _train(self, input_fn: Callable, hooks: list, steps: int | None,
                max_steps: int | None, listeners: list) -> Estimator:
         latest = self.latest_checkpoint()
-        meta = checkpoint_metadata(latest) if latest is not None else {}
+        meta = ckpt.checkpoint_metadata(latest) if latest is not None else {}
         if max_steps is not None and max_steps <= int(meta.get("global_step", 0)):
             logger.info("Skipping training since max_steps has already saved.")
             return self
         position = int((meta.get("extra") or {}).get("input_position") or 0)
         if self._config.tf_random_seed is not None:
             seed_everything(self._config.tf_random_seed)  # TF's graph-level seed, every train()
-        first, iterator, device = self._first_batch(input_fn, ModeKeys.TRAIN, position)
-        if first is None:
-            logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
-            logger.info("Loss for final step: None.")
-            return self
-        build_spec = self._prepare(ModeKeys.TRAIN, first, latest, restore_rng=True)
-        self._place_model()
-        for metric in self._state.metrics():  # streaming metrics start afresh, as TF's locals
-            metric.reset_state()
-        session = Session(self, ModeKeys.TRAIN)
-        session.input_position = position
-        runner = HookRunner(self._training_hooks(hooks, steps, max_steps, listeners), session)
-        runner.set_spec_hooks(build_spec)
-        state = self._state
-        call_model_fn = self._call_model_fn
-        var_cache = state.var_cache
-        scope_extra = state.scope.extra
-        updates_key = _global_step.UPDATES_KEY
-        advance_global_step = _global_step.advance
 
-        def step_fn(batch: Any) -> Any:
-            features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
-            spec = call_model_fn(features, labels, ModeKeys.TRAIN)
-            train_op = spec.train_op
-            if type(train_op) is not TrainOp:
-                train_op = check_train_op(train_op)
-            train_op.run(var_cache)
-            # One advance per train op: what model_fn's `global_step.assign_add(...)` recorded, or 1.
-            state.global_step = advance_global_step(state.global_step, scope_extra[updates_key])
-            session.input_position += 1
-            session.spec = spec
-            return spec
+        def hook_layout() -> list:
+            return self._training_hooks(hooks, steps, max_steps, listeners)
 
-        self._train_mode(True)
-        try:
-            runner.begin()
-            runner.after_create_session()
-            made = loop.run_steps(step_fn, chain_batches(first, iterator), runner, device=device)
-            session.input_position = None
-            runner.end()
-        except KeyboardInterrupt:
-            # As TF's CheckpointSaverHook.end: keep the steps made so far, then stop.
-            for hook in runner.hooks:
-                if isinstance(hook, basic_hooks.CheckpointSaverHook):
-                    hook.end(session)
-            raise
-        finally:
-            close_iterator(iterator)
-            self._close_writers()
+        with self._mode_run(ModeKeys.TRAIN, input_fn, hook_layout, latest, position) as run:
+            if run is None:
+                logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
+                logger.info("Loss for final step: None.")
+                return self
+            session = run.session
+            state = self._state
+            call_model_fn = self._call_model_fn
+            var_cache = state.var_cache
+            context = state.scope.context
+            advance_global_step = _global_step.advance
+
+            def step_fn(batch: Any) -> Any:
+                features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
+                spec = call_model_fn(features, labels, ModeKeys.TRAIN)
+                train_op = spec.train_op
+                if type(train_op) is not TrainOp:
+                    train_op = check_train_op(train_op)
+                train_op.run(var_cache)
+                # One advance per train op: what model_fn's `global_step.assign_add(...)` recorded, or 1.
+                state.global_step = advance_global_step(state.global_step, context.global_step_updates)
+                session.input_position += 1
+                session.spec = spec
+                return spec
+
+            made = loop.run_steps(step_fn, run.batches, run.runner, device=run.device)
+            session.input_position = None  # completed: the next train() calls input_fn afresh
         if made == 0:
             logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
         last = session.spec.loss if session.spec is not None else None
@@ -486,38 +533,29 @@ class Estimator:
 
     def _evaluate(self, input_fn: Callable, steps: int | None, hooks: list, path: str | None,
                   name: str | None) -> dict:
-        first, iterator, device = self._first_batch(input_fn, ModeKeys.EVAL)
-        if first is None:
-            raise ValueError(
-                "evaluate() received no data: input_fn returned an empty input. Check input_fn."
-            )
-        build_spec = self._prepare(ModeKeys.EVAL, first, path)
-        self._place_model()
-        self._train_mode(False)
-        for metric in self._state.metrics():
-            metric.reset_state()
-        session = Session(self, ModeKeys.EVAL)
-        runner = HookRunner(list(hooks) + [("evaluation_hooks", None)], session)
-        runner.set_spec_hooks(build_spec)
-        totals: list = [None, 0]
+        def hook_layout() -> list:
+            return list(hooks) + [("evaluation_hooks", None)]
 
-        def step_fn(batch: Any) -> Any:
-            features, labels = _inputs.split_batch(batch, ModeKeys.EVAL)
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL)
-            loss = spec.loss.detach().to(torch.float64)
-            totals[0] = loss if totals[0] is None else totals[0] + loss
-            totals[1] += 1
-            session.spec = spec
-            return spec
+        with self._mode_run(ModeKeys.EVAL, input_fn, hook_layout, path) as run:
+            if run is None:
+                raise ValueError(
+                    "evaluate() received no data: input_fn returned an empty input. Check input_fn."
+                )
+            session = run.session
+            totals: list = [None, 0]
+            call_model_fn = self._call_model_fn
 
-        runner.begin()
-        runner.after_create_session()
-        try:
-            loop.run_steps(step_fn, chain_batches(first, iterator), runner, max_steps=steps, device=device,
+            def step_fn(batch: Any) -> Any:
+                features, labels = _inputs.split_batch(batch, ModeKeys.EVAL)
+                spec = call_model_fn(features, labels, ModeKeys.EVAL)
+                loss = spec.loss.detach().to(torch.float64)
+                totals[0] = loss if totals[0] is None else totals[0] + loss
+                totals[1] += 1
+                session.spec = spec
+                return spec
+
+            loop.run_steps(step_fn, run.batches, run.runner, max_steps=steps, device=run.device,
                            grad_enabled=False)
-        finally:
-            close_iterator(iterator)
-        runner.end()
         spec = session.spec
         results: dict[str, Any] = {}
         for metric_name, value in (spec.eval_metric_ops if spec else {}).items():
@@ -563,36 +601,27 @@ class Estimator:
                 "Could not find trained model in model_dir: %s, running initialization to predict.",
                 self._model_dir,
             )
-        with seeded_rng(self._config.tf_random_seed):
-            first, iterator, _ = self._first_batch(input_fn, ModeKeys.PREDICT)
-            if first is None:
+
+        def hook_layout() -> list:
+            return list(hooks) + [("prediction_hooks", None)]
+
+        with self._mode_run(ModeKeys.PREDICT, input_fn, hook_layout, path) as run:
+            if run is None:
                 return
-            build_spec = self._prepare(ModeKeys.PREDICT, first, path)
-        self._place_model()
-        self._train_mode(False)
-        session = Session(self, ModeKeys.PREDICT)
-        runner = HookRunner(list(hooks) + [("prediction_hooks", None)], session)
-        runner.set_spec_hooks(build_spec)
-        runner.begin()
-        runner.after_create_session()
-        step = 0
-        try:
-            for batch in chain_batches(first, iterator):
-                batch = loop.to_device(batch, self._device)
-                runner.before_step(step)
+            session = run.session
+            call_model_fn = self._call_model_fn
+
+            def step_fn(batch: Any) -> Any:
                 features, _ = _inputs.split_batch(batch, ModeKeys.PREDICT)
-                with torch.no_grad():
-                    spec = self._call_model_fn(features, None, ModeKeys.PREDICT)
+                spec = call_model_fn(features, None, ModeKeys.PREDICT)
                 session.spec = spec
-                stop = runner.after_step(step, spec)
+                return spec
+
+            # The loop's generator form: a step runs only when the caller asks for more.
+            for spec in loop.iterate_steps(step_fn, run.batches, run.runner, device=run.device,
+                                           grad_enabled=False):
                 predictions = extract_predictions(spec.predictions, predict_keys)
                 if yield_single_examples:
                     yield from split_examples(predictions)
                 else:
                     yield predictions
-                if stop:
-                    break
-                step += 1
-        finally:
-            close_iterator(iterator)
-        runner.end()

@@ -9,16 +9,16 @@ from typing import Any
 
 import torch
 
-from torchestimator._engine.object_scope import current_scope
+from torchestimator._engine.model_fn_context import current_context
 
 _DEFAULT = threading.local()
 
 
 def _record(name: str, value: Any) -> bool:
-    scope = current_scope()
-    if scope is None:
+    context = current_context()
+    if context is None:
         return False
-    scope.extra.setdefault("summaries", {})[name] = value.detach() if isinstance(value, torch.Tensor) else value
+    context.summaries[name] = value.detach() if isinstance(value, torch.Tensor) else value
     return True
 
 

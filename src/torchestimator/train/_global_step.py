@@ -16,12 +16,8 @@ from typing import Any
 
 import torch
 
-from torchestimator._engine.object_scope import current_scope
+from torchestimator._engine.model_fn_context import ModelFnContext, current_context
 from torchestimator._variable import Variable
-
-# Keys of the model_fn scope's `extra` dict.
-VARIABLE_KEY = "global_step_variable"
-UPDATES_KEY = "global_step_updates"
 
 
 class GlobalStepVariable(Variable):
@@ -32,17 +28,14 @@ class GlobalStepVariable(Variable):
     """
 
     def _record(self, kind: str, value: Any) -> GlobalStepVariable | None:
-        scope = current_scope()
-        if scope is None or "mode" not in scope.extra or scope.extra.get(VARIABLE_KEY) is not self:
+        context = current_context()
+        if context is None or context.mode is None or context.global_step_variable is not self:
             return None
         if isinstance(value, torch.Tensor):
             value = value.item()
         if isinstance(value, bool) or int(value) != value:
             raise ValueError(f"global_step.{kind}() takes an integer; received {value!r}.")
-        updates = scope.extra.get(UPDATES_KEY)
-        if updates is None:
-            updates = scope.extra[UPDATES_KEY] = []
-        updates.append((kind, int(value)))
+        context.record_global_step_update(kind, int(value))
         return self
 
     def assign(self, value: Any, use_locking: Any = None, name: Any = None,
@@ -84,19 +77,18 @@ def advance(step: int, updates: list[tuple[str, int]] | None) -> int:
     return step
 
 
-def global_step_variable(scope: Any, step: int) -> GlobalStepVariable:
-    """The scope's global step variable (created on first use), holding `step`."""
-    extra = scope.extra
-    variable = extra.get(VARIABLE_KEY)
+def global_step_variable(context: ModelFnContext, step: int) -> GlobalStepVariable:
+    """The context's global step variable (created on first use), holding `step`."""
+    variable = context.global_step_variable
     if variable is None:
         variable = GlobalStepVariable.create(torch.tensor(step, dtype=torch.int64), trainable=False,
                                              name="global_step")
-        extra[VARIABLE_KEY] = variable
-        extra["global_step_value"] = step
-    elif extra.get("global_step_value") != step:
+        context.global_step_variable = variable
+        context.global_step_variable_value = step
+    elif context.global_step_variable_value != step:
         with torch.no_grad():
             variable.fill_(step)
-        extra["global_step_value"] = step
+        context.global_step_variable_value = step
     return variable
 
 
@@ -108,10 +100,10 @@ def get_global_step(graph: Any = None) -> GlobalStepVariable | None:
     `minimize(loss, global_step=...)` is accepted; updating it with `assign_add(1)`
     in the train op is the step's advance (see the module docstring).
     """
-    scope = current_scope()
-    if scope is None or "global_step" not in scope.extra:
+    context = current_context()
+    if context is None or context.global_step is None:
         return None
-    return global_step_variable(scope, scope.extra["global_step"])
+    return global_step_variable(context, context.global_step)
 
 
 def get_or_create_global_step(graph: Any = None) -> GlobalStepVariable:

@@ -25,7 +25,7 @@ IMG = torch.from_numpy(np.random.default_rng(1).normal(size=(2, 8, 8, 3)).astype
 
 def _scope(mode="train"):
     scope = ObjectScope()
-    scope.extra.update(mode=mode, global_step=0)
+    scope.context.begin_call(mode, 0)
     return scope
 
 

@@ -114,7 +114,7 @@ def test_grad_loss_weights_the_gradient():
 
 def _in_model_fn(mode, fn):
     scope = ObjectScope()
-    scope.extra.update(mode=mode, global_step=0)
+    scope.context.begin_call(mode, 0)
     with scope, torch.set_grad_enabled(mode == "train"):
         return fn()
 

@@ -21,7 +21,7 @@ with open(os.path.join(os.path.dirname(__file__), "fixtures", "tf1.json"), encod
 
 def _model_fn_scope(mode="train"):
     scope = ObjectScope()
-    scope.extra.update(mode=mode, global_step=0)
+    scope.context.begin_call(mode, 0)
     return scope
 
 

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._engine.model_fn_context import current_mode
 from torchestimator._engine.object_scope import ObjectScope, current_scope
 from torchestimator.keras import initializers as _init
 
@@ -72,7 +73,6 @@ AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
 _VARIABLE_KEY = "tf1.get_variable"
 _LAYER_KEY = "tf1.layer"
-_STORE_KEY = "tf1.variable_store"
 
 
 # ---------------------------------------------------------------------------------- the store
@@ -165,9 +165,10 @@ def _store() -> _Store:
     scope = current_scope()
     if scope is None:
         return _GLOBAL_STORE
-    store = scope.extra.get(_STORE_KEY)
+    context = scope.context
+    store = context.variable_store
     if store is None:
-        store = scope.extra[_STORE_KEY] = _Store(scope)
+        store = context.variable_store = _Store(scope)
     elif store.call != scope.call_index:
         store.call = scope.call_index
         store.begin_call()
@@ -396,8 +397,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...] | None:
 
 
 def _default_device() -> torch.device | None:
-    scope = current_scope()
-    if scope is None or "mode" not in scope.extra:
+    if current_mode() is None:
         return None
     from torchestimator._engine.loop import default_device
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.compat.v1._canned_optimizers import TF1
 from torchestimator.estimator.canned import (
     baseline,
     boosted_trees,
@@ -38,7 +39,7 @@ class BaselineClassifier(baseline.BaselineClassifier):
     `tf.compat.v1.train` optimizer).
     """
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, model_dir: str | None = None, n_classes: int = 2, weight_column: Any = None,
                  label_vocabulary: Any = None, optimizer: Any = "Ftrl", config: Any = None,
@@ -51,7 +52,7 @@ class BaselineClassifier(baseline.BaselineClassifier):
 class BaselineRegressor(baseline.BaselineRegressor):
     """TF1's `BaselineRegressor`: learns the label mean; Ftrl at 0.3, loss reduction SUM."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, model_dir: str | None = None, label_dimension: int = 1, weight_column: Any = None,
                  optimizer: Any = "Ftrl", config: Any = None, loss_reduction: str = _SUM):
@@ -62,13 +63,13 @@ class BaselineRegressor(baseline.BaselineRegressor):
 class BaselineEstimator(baseline.BaselineEstimator):
     """TF1's `BaselineEstimator(head, ...)` (the head decides the loss reduction)."""
 
-    _v1 = True
+    _optimizers = TF1
 
 
 class LinearClassifier(linear.LinearClassifier):
     """TF1's `LinearClassifier`: Ftrl at 0.2, loss reduction SUM; `partitioner` is accepted."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, feature_columns: Any, model_dir: str | None = None, n_classes: int = 2,
                  weight_column: Any = None, label_vocabulary: Any = None, optimizer: Any = "Ftrl",
@@ -84,7 +85,7 @@ class LinearClassifier(linear.LinearClassifier):
 class LinearRegressor(linear.LinearRegressor):
     """TF1's `LinearRegressor`: Ftrl at 0.2, loss reduction SUM; `partitioner` is accepted."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, feature_columns: Any, model_dir: str | None = None, label_dimension: int = 1,
                  weight_column: Any = None, optimizer: Any = "Ftrl", config: Any = None,
@@ -100,7 +101,7 @@ class LinearRegressor(linear.LinearRegressor):
 class LinearEstimator(linear.LinearEstimator):
     """TF1's `LinearEstimator(head, feature_columns, ...)`; `partitioner` is accepted."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, head: Any, feature_columns: Any, model_dir: str | None = None, optimizer: Any = "Ftrl",
                  config: Any = None, partitioner: Any = None, sparse_combiner: str = "sum",
@@ -119,7 +120,7 @@ class DNNClassifier(dnn.DNNClassifier):
             feature_columns=my_feature_columns, hidden_units=[10, 10], n_classes=3)
     """
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, hidden_units: Any, feature_columns: Any, model_dir: str | None = None,
                  n_classes: int = 2, weight_column: Any = None, label_vocabulary: Any = None,
@@ -137,7 +138,7 @@ class DNNClassifier(dnn.DNNClassifier):
 class DNNRegressor(dnn.DNNRegressor):
     """TF1's `DNNRegressor`: Adagrad at 0.05, loss reduction SUM."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, hidden_units: Any, feature_columns: Any, model_dir: str | None = None,
                  label_dimension: int = 1, weight_column: Any = None, optimizer: Any = "Adagrad",
@@ -154,7 +155,7 @@ class DNNRegressor(dnn.DNNRegressor):
 class DNNEstimator(dnn.DNNEstimator):
     """TF1's `DNNEstimator(head, hidden_units, feature_columns, ...)`: Adagrad at 0.05."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, head: Any, hidden_units: Any, feature_columns: Any, model_dir: str | None = None,
                  optimizer: Any = "Adagrad", activation_fn: Any = _relu(), dropout: float | None = None,
@@ -169,7 +170,7 @@ class DNNEstimator(dnn.DNNEstimator):
 class DNNLinearCombinedClassifier(dnn_linear_combined.DNNLinearCombinedClassifier):
     """TF1's wide & deep classifier: loss reduction SUM, `tf.compat.v1.train` optimizers."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, model_dir: str | None = None, linear_feature_columns: Any = None,
                  linear_optimizer: Any = "Ftrl", dnn_feature_columns: Any = None,
@@ -191,7 +192,7 @@ class DNNLinearCombinedClassifier(dnn_linear_combined.DNNLinearCombinedClassifie
 class DNNLinearCombinedRegressor(dnn_linear_combined.DNNLinearCombinedRegressor):
     """TF1's wide & deep regressor: loss reduction SUM, `tf.compat.v1.train` optimizers."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, model_dir: str | None = None, linear_feature_columns: Any = None,
                  linear_optimizer: Any = "Ftrl", dnn_feature_columns: Any = None,
@@ -213,7 +214,7 @@ class DNNLinearCombinedRegressor(dnn_linear_combined.DNNLinearCombinedRegressor)
 class DNNLinearCombinedEstimator(dnn_linear_combined.DNNLinearCombinedEstimator):
     """TF1's wide & deep estimator with a custom head; `input_layer_partitioner` is accepted."""
 
-    _v1 = True
+    _optimizers = TF1
 
     def __init__(self, head: Any, model_dir: str | None = None, linear_feature_columns: Any = None,
                  linear_optimizer: Any = "Ftrl", dnn_feature_columns: Any = None,

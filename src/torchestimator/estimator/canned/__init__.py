@@ -1,6 +1,8 @@
 """Canned (premade) estimators: Baseline, Linear, DNN, DNN-Linear combined (wide & deep) and
 BoostedTrees, each an `Estimator` with its own model_fn, as TF 2.15's `tf.estimator.*`."""
 
+from typing import Any
+
 from torchestimator.estimator.canned.baseline import (
     BaselineClassifier,
     BaselineEstimator,
@@ -22,10 +24,7 @@ from torchestimator.estimator.canned.linear import (
     LinearEstimator,
     LinearRegressor,
 )
-from torchestimator.estimator.canned.optimizers import (
-    get_optimizer_instance,
-    get_optimizer_instance_v2,
-)
+from torchestimator.estimator.canned.optimizers import get_optimizer_instance_v2
 from torchestimator.estimator.canned.parsing_utils import (
     classifier_parse_example_spec,
     regressor_parse_example_spec,
@@ -52,3 +51,14 @@ __all__ = [
     "get_optimizer_instance_v2",
     "regressor_parse_example_spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`get_optimizer_instance`, TF1's resolver (over `tf.compat.v1.train`'s optimizers), lives
+    in `tf.compat.v1` and is only re-exported here, on first use; the canned modules themselves
+    depend on nothing above them (TF1's defaults are passed in: `OptimizerDefaults`)."""
+    if name == "get_optimizer_instance":
+        from torchestimator.compat.v1._canned_optimizers import get_optimizer_instance
+
+        return get_optimizer_instance
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,7 +47,8 @@ class BaselineBias(Layer):
 
 
 def baseline_model_fn(features: Any, labels: Any, mode: str, head: Head, optimizer: Any,
-                      weight_column: Any = None, v1: bool = False) -> Any:
+                      weight_column: Any = None,
+                      defaults: optimizers.OptimizerDefaults = optimizers.TF2) -> Any:
     """The baseline's model_fn: logits = the learned bias, for every example."""
     _validation.validate_features(features)
     batch = _validation.batch_size_of(features, weight_column)
@@ -55,14 +56,13 @@ def baseline_model_fn(features: Any, labels: Any, mode: str, head: Head, optimiz
     layer = BaselineBias(head.logits_dimension, name="baseline")
     logits = layer(torch.zeros((batch, 1), device=device))
     if head.logits_dimension == 1:
-        from torchestimator.compat.v1 import summary
+        from torchestimator.summary._summary import _record
 
-        summary.scalar("bias", layer.bias[0])
+        _record("bias", layer.bias[0])
     train_optimizer = None
     if mode == ModeKeys.TRAIN:
-        resolve = optimizers.get_optimizer_instance if v1 else optimizers.get_optimizer_instance_v2
         train_optimizer = optimizers.optimizer_for_model_fn(
-            "baseline", lambda: resolve(optimizer, learning_rate=_LEARNING_RATE))
+            "baseline", lambda: defaults.resolve(optimizer, _LEARNING_RATE))
     return head.create_estimator_spec(
         features=features, mode=mode, logits=logits, labels=labels, optimizer=train_optimizer,
         trainable_variables=[layer.bias],
@@ -84,16 +84,18 @@ class BaselineEstimator(Estimator):
       config: `RunConfig` object.
     """
 
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
+
     def __init__(self, head: Head, model_dir: str | None = None, optimizer: Any = "Ftrl",
                  config: Any = None):
         if not isinstance(head, Head):
             raise ValueError(f"BaselineEstimator: head must be a tf.estimator Head; given {head!r}.")
         optimizers.check_optimizer_argument(optimizer, "optimizer", type(self).__name__)
         self._head = head
-        v1 = getattr(self, "_v1", False)
+        defaults = self._optimizers
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return baseline_model_fn(features, labels, mode, head, optimizer, v1=v1)
+            return baseline_model_fn(features, labels, mode, head, optimizer, defaults=defaults)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
@@ -124,16 +126,18 @@ class BaselineClassifier(Estimator):
       ValueError: If `n_classes` < 2.
     """
 
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
+
     def __init__(self, model_dir: str | None = None, n_classes: int = 2, weight_column: Any = None,
                  label_vocabulary: Any = None, optimizer: Any = "Ftrl", config: Any = None,
                  loss_reduction: str = "sum_over_batch_size"):
         head = binary_or_multi_class_head(n_classes, weight_column=weight_column,
                                           label_vocabulary=label_vocabulary, loss_reduction=loss_reduction)
         optimizers.check_optimizer_argument(optimizer, "optimizer", type(self).__name__)
-        v1 = getattr(self, "_v1", False)
+        defaults = self._optimizers
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return baseline_model_fn(features, labels, mode, head, optimizer, weight_column, v1)
+            return baseline_model_fn(features, labels, mode, head, optimizer, weight_column, defaults)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
@@ -155,6 +159,8 @@ class BaselineRegressor(Estimator):
         `SUM_OVER_BATCH_SIZE`.
     """
 
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
+
     def __init__(self, model_dir: str | None = None, label_dimension: int = 1, weight_column: Any = None,
                  optimizer: Any = "Ftrl", config: Any = None,
                  loss_reduction: str = "sum_over_batch_size"):
@@ -162,9 +168,9 @@ class BaselineRegressor(Estimator):
         head = RegressionHead(label_dimension=label_dimension, weight_column=weight_column,
                               loss_reduction=loss_reduction)
         optimizers.check_optimizer_argument(optimizer, "optimizer", type(self).__name__)
-        v1 = getattr(self, "_v1", False)
+        defaults = self._optimizers
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return baseline_model_fn(features, labels, mode, head, optimizer, weight_column, v1)
+            return baseline_model_fn(features, labels, mode, head, optimizer, weight_column, defaults)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)

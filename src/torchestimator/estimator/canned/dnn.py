@@ -34,12 +34,11 @@ def _trainable(layers: list) -> list[torch.Tensor]:
 
 def zero_fraction_summary(value: torch.Tensor, tag: str) -> None:
     """Records the `<tag>/fraction_of_zero_values` scalar summary of a layer's output."""
-    from torchestimator.compat.v1 import summary
     from torchestimator.estimator._session import LazySummary
+    from torchestimator.summary._summary import _record
 
     detached = value.detach()  # the fraction is computed only when the summary is written
-    summary.scalar(f"{tag}/fraction_of_zero_values",
-                   LazySummary(lambda: (detached == 0).float().mean()))
+    _record(f"{tag}/fraction_of_zero_values", LazySummary(lambda: (detached == 0).float().mean()))
 
 
 def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, feature_columns: tuple,
@@ -78,9 +77,9 @@ def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, featur
 def dnn_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, hidden_units: tuple,
                     feature_columns: tuple, optimizer: Any = "Adagrad", activation_fn: Any = None,
                     dropout: float | None = None, config: Any = None, batch_norm: bool = False,
-                    v1: bool = False) -> Any:
-    """The DNN model_fn: logits from `dnn_logits`, spec from `head`; a string optimizer gets the
-    optimizer's default learning rate (TF1: 0.05)."""
+                    defaults: optimizers.OptimizerDefaults = optimizers.TF2) -> Any:
+    """The DNN model_fn: logits from `dnn_logits`, spec from `head`; a string optimizer gets
+    `defaults.dnn_learning_rate` (TF2: the optimizer's default; TF1: 0.05)."""
     del config
     _validation.validate_features(features)
     logits, trainable_variables = dnn_logits(
@@ -89,12 +88,8 @@ def dnn_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, hidden_un
     )
     train_optimizer = None
     if mode == ModeKeys.TRAIN:
-        if v1:
-            train_optimizer = optimizers.optimizer_for_model_fn(
-                "dnn", lambda: optimizers.get_optimizer_instance(optimizer, optimizers.LEARNING_RATE))
-        else:
-            train_optimizer = optimizers.optimizer_for_model_fn(
-                "dnn", lambda: optimizers.get_optimizer_instance_v2(optimizer))
+        train_optimizer = optimizers.optimizer_for_model_fn(
+            "dnn", lambda: defaults.resolve(optimizer, defaults.dnn_learning_rate))
     return head.create_estimator_spec(
         features=features, mode=mode, labels=labels, optimizer=train_optimizer, logits=logits,
         trainable_variables=trainable_variables,
@@ -102,12 +97,12 @@ def dnn_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, hidden_un
 
 
 def _dnn_args(owner: str, hidden_units: Any, feature_columns: Any, activation_fn: Any,
-              dropout: Any, optimizer: Any, v1: bool) -> tuple:
+              dropout: Any, optimizer: Any, defaults: optimizers.OptimizerDefaults) -> tuple:
     hidden_units = _validation.hidden_units(hidden_units, "hidden_units", owner)
     feature_columns = _validation.dense_columns(feature_columns, "feature_columns", owner)
     activation_fn = _validation.activation(activation_fn, "activation_fn", owner)
     dropout = _validation.dropout(dropout, "dropout", owner)
-    optimizers.check_optimizer_argument(optimizer, "optimizer", owner, v1)
+    optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)
     return hidden_units, feature_columns, activation_fn, dropout
 
 
@@ -136,7 +131,7 @@ class DNNEstimator(Estimator):
       batch_norm: Whether to use batch normalization after each hidden layer.
     """
 
-    _v1 = False
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
 
     def __init__(self, head: Head, hidden_units: Any, feature_columns: Any, model_dir: str | None = None,
                  optimizer: Any = "Adagrad", activation_fn: Any = _relu(), dropout: float | None = None,
@@ -145,13 +140,13 @@ class DNNEstimator(Estimator):
         if not isinstance(head, Head):
             raise ValueError(f"{owner}: head must be a tf.estimator Head; given {head!r}.")
         hidden_units, feature_columns, activation_fn, dropout = _dnn_args(
-            owner, hidden_units, feature_columns, activation_fn, dropout, optimizer, self._v1)
+            owner, hidden_units, feature_columns, activation_fn, dropout, optimizer, self._optimizers)
         self._head = head
-        v1 = self._v1
+        defaults = self._optimizers
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
             return dnn_model_fn_v2(features, labels, mode, head, hidden_units, feature_columns,
-                                   optimizer, activation_fn, dropout, config, bool(batch_norm), v1)
+                                   optimizer, activation_fn, dropout, config, bool(batch_norm), defaults)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)

@@ -36,14 +36,15 @@ def dnn_linear_combined_model_fn_v2(
     features: Any, labels: Any, mode: str, head: Head, linear_feature_columns: tuple = (),
     linear_optimizer: Any = "Ftrl", dnn_feature_columns: tuple = (), dnn_optimizer: Any = "Adagrad",
     dnn_hidden_units: tuple = (), dnn_activation_fn: Any = None, dnn_dropout: float | None = None,
-    config: Any = None, batch_norm: bool = False, linear_sparse_combiner: str = "sum", v1: bool = False,
+    config: Any = None, batch_norm: bool = False, linear_sparse_combiner: str = "sum",
+    defaults: optimizers.OptimizerDefaults = optimizers.TF2,
 ) -> Any:
     """The wide & deep model_fn: the sum of both parts' logits; a train op grouping both optimizers."""
     del config
     _validation.validate_features(features)
     if not linear_feature_columns and not dnn_feature_columns:
         raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
-    resolve = optimizers.get_optimizer_instance if v1 else optimizers.get_optimizer_instance_v2
+    resolve = defaults.resolve
     logits = None
     dnn_vars: list = []
     linear_vars: list = []
@@ -105,7 +106,7 @@ class DNNLinearCombinedEstimator(Estimator):
         empty at the same time, or dnn_hidden_units is missing with DNN columns.
     """
 
-    _v1 = False
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
 
     def __init__(self, head: Head, model_dir: str | None = None, linear_feature_columns: Any = None,
                  linear_optimizer: Any = "Ftrl", dnn_feature_columns: Any = None,
@@ -141,14 +142,14 @@ class DNNLinearCombinedEstimator(Estimator):
         activation_fn = _validation.activation(dnn_activation_fn, "dnn_activation_fn", owner)
         dropout = _validation.dropout(dnn_dropout, "dnn_dropout", owner)
         combiner = check_sparse_combiner(linear_sparse_combiner, "linear_sparse_combiner", owner)
-        optimizers.check_optimizer_argument(linear_optimizer, "linear_optimizer", owner, self._v1)
-        optimizers.check_optimizer_argument(dnn_optimizer, "dnn_optimizer", owner, self._v1)
-        v1 = self._v1
+        defaults = self._optimizers
+        optimizers.check_optimizer_argument(linear_optimizer, "linear_optimizer", owner, defaults)
+        optimizers.check_optimizer_argument(dnn_optimizer, "dnn_optimizer", owner, defaults)
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
             return dnn_linear_combined_model_fn_v2(
                 features, labels, mode, head, linear_columns, linear_optimizer, dnn_columns,
-                dnn_optimizer, hidden, activation_fn, dropout, config, bool(batch_norm), combiner, v1,
+                dnn_optimizer, hidden, activation_fn, dropout, config, bool(batch_norm), combiner, defaults,
             )
 
         Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir, config=config,

@@ -26,18 +26,11 @@ _LEARNING_RATE = 0.2
 _COMBINERS = ("mean", "sqrtn", "sum")
 
 
-def default_optimizer_v2(feature_columns: tuple) -> Any:
-    """Ftrl at min(0.2, 1/sqrt(number of columns)): the optimizer when `optimizer=None`."""
-    from torchestimator.keras.optimizers import legacy
-
-    return legacy.Ftrl(learning_rate=min(_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns))))
-
-
-def default_optimizer_v1(feature_columns: tuple) -> Any:
-    """TF1's default: `FtrlOptimizer` at min(0.2, 1/sqrt(number of columns))."""
-    from torchestimator.compat.v1 import train
-
-    return train.FtrlOptimizer(learning_rate=min(_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns))))
+def default_optimizer(feature_columns: tuple,
+                      defaults: optimizers.OptimizerDefaults = optimizers.TF2) -> Any:
+    """Ftrl (`defaults.ftrl`: Keras legacy, or TF1's `FtrlOptimizer`) at
+    min(0.2, 1/sqrt(number of columns)): the optimizer when `optimizer=None`."""
+    return defaults.ftrl(learning_rate=min(_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns))))
 
 
 def compute_fraction_of_zero(variables: list[torch.Tensor]) -> torch.Tensor:
@@ -53,9 +46,9 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
                   name: str = "linear/linear_model") -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Builds (once per Estimator) and runs the `LinearModel`; returns `(logits, its variables)`
     and records the `bias` and `fraction_of_zero_weights` summaries."""
-    from torchestimator.compat.v1 import summary
     from torchestimator.estimator._session import LazySummary
     from torchestimator.feature_column import LinearModel
+    from torchestimator.summary._summary import _record
 
     model = LinearModel(feature_columns=feature_columns, units=units, sparse_combiner=sparse_combiner,
                         name=name)
@@ -63,16 +56,16 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
     bias = model.bias
     variables = [p for p in model.parameters() if p.requires_grad]
     if units == 1:
-        summary.scalar("bias", bias[0])
+        _record("bias", bias[0])
     weights = [v for v in variables if v is not bias]
-    summary.scalar("fraction_of_zero_weights",  # computed only when the summary is written
-                   LazySummary(lambda: compute_fraction_of_zero(weights)))
+    _record("fraction_of_zero_weights",  # computed only when the summary is written
+            LazySummary(lambda: compute_fraction_of_zero(weights)))
     return logits, variables
 
 
 def linear_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, feature_columns: tuple,
                        optimizer: Any, config: Any = None, sparse_combiner: str = "sum",
-                       v1: bool = False) -> Any:
+                       defaults: optimizers.OptimizerDefaults = optimizers.TF2) -> Any:
     """The linear model_fn: logits from `linear_logits`, spec from `head`."""
     del config
     _validation.validate_features(features)
@@ -80,14 +73,9 @@ def linear_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, featur
                                                 sparse_combiner)
     train_optimizer = None
     if mode == ModeKeys.TRAIN:
-        if v1:
-            def resolve() -> Any:
-                return optimizers.get_optimizer_instance(
-                    optimizer or default_optimizer_v1(feature_columns), learning_rate=_LEARNING_RATE)
-        else:
-            def resolve() -> Any:
-                return optimizers.get_optimizer_instance_v2(
-                    optimizer or default_optimizer_v2(feature_columns), learning_rate=_LEARNING_RATE)
+        def resolve() -> Any:
+            return defaults.resolve(optimizer or default_optimizer(feature_columns, defaults), _LEARNING_RATE)
+
         train_optimizer = optimizers.optimizer_for_model_fn("linear", resolve)
     return head.create_estimator_spec(
         features=features, mode=mode, labels=labels, optimizer=train_optimizer, logits=logits,
@@ -119,7 +107,7 @@ class LinearEstimator(Estimator):
       warm_start_from: A checkpoint path or a `WarmStartSettings`.
     """
 
-    _v1 = False
+    _optimizers = optimizers.TF2  # tf.compat.v1.estimator's classes pass TF1's
 
     def __init__(self, head: Head, feature_columns: Any, model_dir: str | None = None,
                  optimizer: Any = "Ftrl", config: Any = None, sparse_combiner: str = "sum",
@@ -136,12 +124,12 @@ class LinearEstimator(Estimator):
         owner = type(self).__name__
         feature_columns = _validation.linear_columns(feature_columns, "feature_columns", owner)
         sparse_combiner = check_sparse_combiner(sparse_combiner, "sparse_combiner", owner)
-        optimizers.check_optimizer_argument(optimizer, "optimizer", owner, self._v1)
-        v1 = self._v1
+        defaults = self._optimizers
+        optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
             return linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,
-                                      sparse_combiner, v1)
+                                      sparse_combiner, defaults)
 
         Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir, config=config,
                            warm_start_from=warm_start_from)

@@ -4,8 +4,10 @@
 TF 2.15's canned estimators (`tf.estimator.*`) use the Keras legacy optimizers
 (`tf.keras.optimizers.legacy.*`, a new-style Keras optimizer is converted);
 a string gets the learning rate the estimator passes, or the optimizer's own
-default when it passes none (the TF2 DNN: Adagrad at 0.001). The TF1 canned
-estimators (`tf.compat.v1.estimator.*`) use `tf.compat.v1.train.*Optimizer`.
+default when it passes none (the TF2 DNN: Adagrad at 0.001). These defaults are
+an `OptimizerDefaults` (`TF2` here); the TF1 canned estimators
+(`tf.compat.v1.estimator.*`) pass TF1's (`tf.compat.v1.train.*Optimizer`, see
+`compat/v1/_canned_optimizers.py`), so this module depends on nothing above it.
 
 Inside a `model_fn` the optimizer is resolved once per Estimator and built
 in its object scope, so its state is checkpointed with the model; an
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from torchestimator._engine.object_scope import current_scope
@@ -25,11 +28,6 @@ from torchestimator.keras.optimizers import legacy as _legacy
 
 logger = logging.getLogger("torchestimator")
 
-# The default learning rate of 0.05 is a historical artifact of the initial
-# implementation (TF's comment); used for the TF1 DNN.
-LEARNING_RATE = 0.05
-
-
 def _v2_classes() -> dict[str, type]:
     return {
         "Adagrad": _legacy.Adagrad,
@@ -37,18 +35,6 @@ def _v2_classes() -> dict[str, type]:
         "Ftrl": _legacy.Ftrl,
         "RMSProp": _legacy.RMSprop,
         "SGD": _legacy.SGD,
-    }
-
-
-def _v1_classes() -> dict[str, type]:
-    from torchestimator.compat.v1 import train
-
-    return {
-        "Adagrad": train.AdagradOptimizer,
-        "Adam": train.AdamOptimizer,
-        "Ftrl": train.FtrlOptimizer,
-        "RMSProp": train.RMSPropOptimizer,
-        "SGD": train.GradientDescentOptimizer,
     }
 
 
@@ -100,14 +86,13 @@ def get_optimizer_instance_v2(opt: Any, learning_rate: float | None = None) -> O
     return _to_legacy(opt)
 
 
-def get_optimizer_instance(opt: Any, learning_rate: float | None = None) -> Optimizer:
-    """Returns an optimizer instance, as TF1's canned estimators (`tf.compat.v1.estimator`) do.
-
-    A string names a `tf.compat.v1.train` optimizer and needs `learning_rate`;
-    an instance is returned; a callable is called. Raises ValueError otherwise.
-    """
+def get_optimizer_instance_from(classes: dict[str, type], opt: Any,
+                                learning_rate: float | None = None) -> Optimizer:
+    """Returns an optimizer instance, as TF1's canned estimators resolve `optimizer`: a string
+    names one of `classes` (TF1's `tf.compat.v1.train` optimizers, passed in by
+    `tf.compat.v1`) and needs `learning_rate`; an instance is returned; a callable is called.
+    Raises ValueError otherwise."""
     if isinstance(opt, str):
-        classes = _v1_classes()
         if opt not in classes:
             raise _unsupported(opt, classes)
         if not learning_rate:
@@ -120,13 +105,35 @@ def get_optimizer_instance(opt: Any, learning_rate: float | None = None) -> Opti
     return opt
 
 
-def check_optimizer_argument(opt: Any, argument: str, owner: str, v1: bool = False) -> None:
+@dataclass(frozen=True)
+class OptimizerDefaults:
+    """How a family of canned estimators resolves its `optimizer` arguments.
+
+    `classes()`: the optimizer classes by the names a string may give;
+    `resolve(opt, learning_rate)`: the optimizer for an argument;
+    `dnn_learning_rate`: the DNN's learning rate for a string optimizer (None: the
+    optimizer's own default); `ftrl`: the class of the linear model's default
+    optimizer. `TF2` is `tf.estimator`'s; `tf.compat.v1.estimator` passes TF1's.
+    """
+
+    classes: Callable[[], dict[str, type]]
+    resolve: Callable[[Any, float | None], Optimizer]
+    dnn_learning_rate: float | None
+    ftrl: type
+
+
+TF2 = OptimizerDefaults(classes=_v2_classes, resolve=get_optimizer_instance_v2, dnn_learning_rate=None,
+                        ftrl=_legacy.Ftrl)
+
+
+def check_optimizer_argument(opt: Any, argument: str, owner: str,
+                             defaults: OptimizerDefaults = TF2) -> None:
     """Raises ValueError at construction time for an `optimizer` argument that can never work
     (an unknown name, or something that is neither an optimizer nor callable)."""
     if opt is None or callable(opt) or isinstance(opt, Optimizer):
         return
     if isinstance(opt, str):
-        classes = _v1_classes() if v1 else _v2_classes()
+        classes = defaults.classes()
         if opt not in classes:
             raise ValueError(f"{owner}: {argument}={opt!r}. " + str(_unsupported(opt, classes)))
         return
@@ -165,7 +172,7 @@ def optimizer_for_model_fn(role: str, resolve: Callable[[], Optimizer]) -> Optim
     scope = current_scope()
     if scope is None:
         return resolve()
-    cache = scope.extra.setdefault("canned_optimizers", {})
+    cache = scope.context.canned_optimizers
     if role in cache:
         return cache[role]
     taken = {getattr(o, "name", "") for o in cache.values()}

@@ -268,14 +268,14 @@ def create_estimator_spec_summary(regularized_training_loss: torch.Tensor,
                                   regularization_losses: Any = None,
                                   summary_key_fn: Any = None) -> None:
     """Records the `loss` (and `regularization_loss`) scalar summaries of a TRAIN step."""
-    from torchestimator.compat.v1 import summary
+    from torchestimator.summary._summary import _record
 
     key = summary_key_fn(MetricKeys.LOSS) if summary_key_fn else MetricKeys.LOSS
-    summary.scalar(key, regularized_training_loss)
+    _record(key, regularized_training_loss)
     if regularization_losses is not None:
         reg_key = (summary_key_fn(MetricKeys.LOSS_REGULARIZATION) if summary_key_fn
                    else MetricKeys.LOSS_REGULARIZATION)
-        summary.scalar(reg_key, add_n(regularization_losses))
+        _record(reg_key, add_n(regularization_losses))
 
 
 def add_n(values: Any) -> torch.Tensor:

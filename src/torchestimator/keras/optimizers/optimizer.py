@@ -19,7 +19,9 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine.model_fn_context import current_mode, in_model_fn
 from torchestimator._engine.object_scope import ReusableMeta
+from torchestimator._engine.train_op import TrainOp
 from torchestimator.keras.optimizers import _clipping
 from torchestimator.keras.optimizers._args import _non_negative, _number, _var_name
 from torchestimator.keras.optimizers._checkpoint import CheckpointMixin
@@ -357,11 +359,9 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
                     "apply_gradients() expects (gradient, variable) pairs, e.g. zip(grads, vars); "
                     f"item {position} is {pair!r}."
                 )
-        from torchestimator._engine.object_scope import current_scope
-
-        scope = current_scope()
-        if scope is not None and "mode" in scope.extra:
-            return self._deferred_apply(pairs, scope.extra["mode"])
+        mode = current_mode()
+        if mode is not None:  # inside a model_fn: the train op the Estimator runs
+            return self._deferred_apply(pairs, mode)
         if not pairs:
             return self.iterations
         self.build([v for _, v in pairs])
@@ -373,8 +373,6 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         when the Estimator runs it: its loss hands each gradient to its variable on backward
         (no computation), then this optimizer steps those variables. In EVAL/PREDICT mode an
         empty op (it would never run)."""
-        from torchestimator._engine.train_op import TrainOp
-
         if mode != "train":
             from torchestimator._ops.control_ops import NoOp
 
@@ -548,12 +546,7 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         Estimator runs after model_fn returns (in TRAIN mode only; in EVAL/PREDICT it is never
         run); with no `var_list` it updates every trainable weight the loss depends on.
         """
-        from torchestimator._engine.object_scope import current_scope
-
-        scope = current_scope()
-        if scope is not None and "mode" in scope.extra:
-            from torchestimator._engine.train_op import TrainOp
-
+        if in_model_fn():  # the train op the Estimator runs after model_fn returns
             return TrainOp([(self, loss, var_list)])
         return self.apply_gradients(self.compute_gradients(loss, var_list, tape))
 

@@ -34,7 +34,8 @@ from typing import Any
 
 import torch
 
-from torchestimator._engine.object_scope import ReusableMeta, current_scope
+from torchestimator._engine.model_fn_context import current_mode, in_model_fn
+from torchestimator._engine.object_scope import ReusableMeta
 
 GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
 
@@ -49,14 +50,6 @@ class V1OptimizerMeta(ReusableMeta):
         if isinstance(rate, torch.Tensor) and optimizer._current_lr != float(rate):
             optimizer._set_learning_rate(float(rate))
         return optimizer
-
-
-def _model_fn_mode() -> str | None:
-    """The mode of the model_fn being called, or None outside a model_fn."""
-    scope = current_scope()
-    if scope is None:
-        return None
-    return scope.extra.get("mode")
 
 
 def _increment(global_step: Any) -> None:
@@ -120,7 +113,7 @@ class V1Optimizer:
             )
         if callable(var_list):
             var_list = var_list()
-        mode = _model_fn_mode()
+        mode = current_mode()
         if var_list is None:
             variables = _default_variables(loss, in_model_fn=mode is not None)
         else:
@@ -159,7 +152,7 @@ class V1Optimizer:
         if not present:
             names = [getattr(v, "name", f"variable_{i}") for i, (_, v) in enumerate(pairs)]
             raise ValueError(f"No gradients provided for any variable: {names}.")
-        if _model_fn_mode() is not None:  # the Keras optimizer's deferred train op
+        if in_model_fn():  # the Keras optimizer's deferred train op
             return super().apply_gradients(present)
         super().apply_gradients(present)
         _increment(global_step)
@@ -173,7 +166,7 @@ class V1Optimizer:
         variable the loss depends on). Inside a model_fn returns the train op (run by the
         Estimator in TRAIN only; `global_step` is advanced by the Estimator); outside, updates
         at once and adds 1 to `global_step` (a variable) when given."""
-        mode = _model_fn_mode()
+        mode = current_mode()
         if mode is not None and (mode != "train" or grad_loss is None):
             from torchestimator._engine.train_op import TrainOp
 
