@@ -54,3 +54,23 @@ def test_a_program_handler_is_left_alone():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert seen == ["handled", "handled"]
+
+
+def test_nested_regions_share_one_handler_and_restore_it():
+    from torchestimator._engine.interrupts import interrupts_between_steps
+
+    with interrupts_between_steps() as outer:
+        handler = signal.getsignal(signal.SIGINT)
+        with interrupts_between_steps() as inner:  # each epoch's run_steps inside fit
+            assert inner is outer and signal.getsignal(signal.SIGINT) is handler
+        assert signal.getsignal(signal.SIGINT) is handler
+        finished = []
+
+        def step_fn(batch):
+            os.kill(os.getpid(), signal.SIGINT)
+            finished.append(batch)
+
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_steps(step_fn, range(3))
+        assert finished == [0]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

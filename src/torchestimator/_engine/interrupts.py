@@ -37,10 +37,20 @@ class StepGuard:
             raise KeyboardInterrupt
 
 
+_HELD: list[StepGuard] = []  # the guard whose handler is installed now (main thread only)
+
+
 @contextlib.contextmanager
 def interrupts_between_steps(guard: StepGuard | None = None) -> Iterator[StepGuard]:
     """Holds SIGINT received inside a step until the step ends (see the module docstring);
-    `guard` carries the step's state across several uses (a loop entered step by step)."""
+    `guard` carries the step's state across several uses (a loop entered step by step).
+
+    Nested without a `guard` (each epoch's `run_steps` inside `fit`), it reuses the handler
+    already installed: installing one costs two `signal.signal` calls.
+    """
+    if guard is None and _HELD and threading.current_thread() is threading.main_thread():
+        yield _HELD[-1]
+        return
     guard = guard if guard is not None else StepGuard()
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
@@ -54,7 +64,9 @@ def interrupts_between_steps(guard: StepGuard | None = None) -> Iterator[StepGua
             raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, handler)
+    _HELD.append(guard)
     try:
         yield guard
     finally:
+        _HELD.pop()
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -20,6 +20,7 @@ import torch
 
 from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
+from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator.keras.engine import nest
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
@@ -373,7 +374,8 @@ class Trainer:
             def train_fn(batch: Any, _step=self.train_step) -> dict:
                 bx, by, bsw = unpack_x_y_sample_weight(batch)
                 return _step(pack_x_y_sample_weight(bx, by, apply_class_weight(by, bsw, class_weight)))
-        with contextlib.ExitStack() as locks:  # one writer per directory the callbacks write
+        # one writer per directory the callbacks write; Ctrl-C between steps for every epoch
+        with contextlib.ExitStack() as locks, interrupts_between_steps():
             hold_locks(locks, [lock for c in cbs.callbacks
                                for lock in getattr(c, "_write_locks", list)()], "Model.fit")
             cbs.on_train_begin()
