@@ -81,6 +81,21 @@ def vectorized_map(fn: Callable, elems: Any, fallback_to_while_loop: bool = True
         return map_fn(fn, elems)
 
 
+def _fold(fn: Callable, elems: Any, initializer: Any, op: str, reverse: bool) -> Any:
+    items, n = _slices(_as_tensors(elems), op)
+    if reverse:
+        items = items[::-1]
+    if initializer is None:
+        if n == 0:
+            raise ValueError(f"{op}: elems is empty and no initializer was given.")
+        accumulator, items = items[0], items[1:]
+    else:
+        accumulator = initializer
+    for item in items:
+        accumulator = fn(accumulator, item)
+    return accumulator
+
+
 def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: Any = 10,
           back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
     """Folds `fn(accumulator, element)` over `elems` from the first element to the last.
@@ -88,16 +103,7 @@ def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
     Returns:
         The final accumulator.
     """
-    items, n = _slices(_as_tensors(elems), "foldl")
-    if initializer is None:
-        if n == 0:
-            raise ValueError("foldl: elems is empty and no initializer was given.")
-        accumulator, items = items[0], items[1:]
-    else:
-        accumulator = initializer
-    for item in items:
-        accumulator = fn(accumulator, item)
-    return accumulator
+    return _fold(fn, elems, initializer, "foldl", reverse=False)
 
 
 def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: Any = 10,
@@ -107,17 +113,7 @@ def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
     Returns:
         The final accumulator.
     """
-    items, n = _slices(_as_tensors(elems), "foldr")
-    items = items[::-1]
-    if initializer is None:
-        if n == 0:
-            raise ValueError("foldr: elems is empty and no initializer was given.")
-        accumulator, items = items[0], items[1:]
-    else:
-        accumulator = initializer
-    for item in items:
-        accumulator = fn(accumulator, item)
-    return accumulator
+    return _fold(fn, elems, initializer, "foldr", reverse=True)
 
 
 def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: Any = 10,
