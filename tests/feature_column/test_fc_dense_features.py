@@ -121,3 +121,31 @@ def test_empty_batch():
     feats = {"x": np.zeros(0, np.float32), "w": np.array([], dtype=str), "z": np.array([], dtype=np.int64)}
     assert fc.DenseFeatures(cols)(feats).shape == (0, 8)
     assert fc.LinearModel([w, fc.numeric_column("x")])(feats).shape == (0, 1)
+
+
+def test_plain_numeric_columns_take_one_stack_with_the_same_result():
+    """All-numeric one-value columns (the premade estimators' usual input) are stacked and cast
+    once; the result equals the per-column path, and anything unusual takes that path."""
+    import torchestimator as tf
+
+    cols = [tf.feature_column.numeric_column(k) for k in ("b", "a", "c")]
+    layer = tf.keras.layers.DenseFeatures(cols)
+    rng = np.random.default_rng(0)
+    features = {"a": torch.tensor(rng.normal(size=5)),  # float64, [batch]
+                "b": torch.tensor(rng.normal(size=(5, 1)), dtype=torch.float32),
+                "c": torch.tensor(rng.normal(size=(5, 1)))}
+    assert layer._plain_numeric_keys == ("a", "b", "c")
+    fast = layer(features)
+    per_column: dict = {}
+    general = layer(features, cols_to_output_tensors=per_column)  # forces the per-column path
+    assert fast.dtype == torch.float32 and fast.shape == (5, 3)
+    torch.testing.assert_close(fast, general, rtol=0, atol=0)
+    # integer features, wrong widths and missing keys go the general way (same values, same errors)
+    ints = dict(features, a=torch.arange(5))
+    torch.testing.assert_close(layer(ints)[:, 0], torch.arange(5, dtype=torch.float32))
+    with pytest.raises(ValueError, match="'c'"):
+        layer(dict(features, c=torch.zeros(5, 2)))
+    with pytest.raises((KeyError, ValueError), match="b"):
+        layer({"a": features["a"], "c": features["c"]})
+    assert tf.keras.layers.DenseFeatures(
+        cols + [tf.feature_column.numeric_column("d", shape=(2,))])._plain_numeric_keys is None

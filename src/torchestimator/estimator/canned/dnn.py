@@ -23,12 +23,20 @@ from torchestimator.estimator.mode_keys import ModeKeys
 
 
 def _trainable(layers: list) -> list[torch.Tensor]:
+    """The trainable weights of `layers` (built), in order. The list is kept on the first layer
+    and handed back while the same layers keep their `trainable` flags: model_fn calls this every
+    step, and the same list object also lets the train op skip rebuilding the optimizer."""
+    key = tuple((id(layer), layer.trainable) for layer in layers)
+    cached = layers[0].__dict__.get("_trainable_weights_of_net")
+    if cached is not None and cached[0] == key:
+        return cached[1]
     out, seen = [], set()
     for layer in layers:
         for p in layer.parameters():
             if p.requires_grad and id(p) not in seen:
                 seen.add(id(p))
                 out.append(p)
+    layers[0].__dict__["_trainable_weights_of_net"] = (key, out)
     return out
 
 
