@@ -151,3 +151,25 @@ def test_created_filters_by_type_in_creation_order():
     t1, o, t2 = _call(scope, lambda: (Thing(1), Other(), Thing(2, name="n")))
     assert scope.created(Thing) == [t1, t2]
     assert scope.created((Thing, Other)) == [t1, o, t2]
+
+
+def test_plain_argument_fast_check_agrees_with_the_full_comparison():
+    from torchestimator._engine.object_scope import _plainly_equal, _same_value
+
+    def relu(x):
+        return x
+
+    cases = [
+        ((), {"units": 3, "activation": relu, "name": "dnn/hiddenlayer_0"}),
+        ((4, (10, 10)), {"rate": None, "flag": True}),
+    ]
+    for args, kwargs in cases:
+        copy_args, copy_kwargs = tuple(args), {k: (f"{v}" if isinstance(v, str) else v)
+                                              for k, v in kwargs.items()}
+        assert _plainly_equal(args, copy_args, kwargs, copy_kwargs)
+        assert _same_value(args, copy_args) and _same_value(kwargs, copy_kwargs)
+    assert not _plainly_equal((), (), {"units": 3}, {"units": 4})
+    # tensors, arrays and other objects are never decided by the fast check
+    t = torch.zeros(2)
+    assert not _plainly_equal((t,), (t,), {}, {})
+    assert not _plainly_equal((), (), {"x": t}, {"x": 1.0})

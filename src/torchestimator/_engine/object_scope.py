@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import abc
 import threading
+import types
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +82,26 @@ def _same_value_slow(a: Any, b: Any) -> bool:
         return type(a) is type(b)
 
 
+_EQUAL_BY_EQ = _PLAIN | {types.FunctionType, types.BuiltinFunctionType, types.MethodType}
+
+
+def _plainly_equal(args_a: tuple, args_b: tuple, kwargs_a: dict, kwargs_b: dict) -> bool:
+    """The common case of `_same_value` in one C-level comparison: arguments that are all names,
+    numbers, None or functions (flat or in tuples/lists), compared with `==`. Anything else
+    (tensors, arrays, objects) is False here and goes to `_same_value`."""
+    for value in (*args_b, *kwargs_b.values()):
+        kind = type(value)
+        if kind in _EQUAL_BY_EQ:
+            continue
+        if (kind is tuple or kind is list) and all(type(v) in _EQUAL_BY_EQ for v in value):
+            continue
+        return False
+    try:  # the first call's arguments may still hold a tensor where this call has a number
+        return bool(args_a == args_b and kwargs_a == kwargs_b)
+    except Exception:  # noqa: BLE001 - no plain truth value: let _same_value decide
+        return False
+
+
 class ObjectScope:
     """The objects a `model_fn` created, and the layers it used, across its calls."""
 
@@ -121,7 +142,8 @@ class ObjectScope:
         found = self.objects.get(key)
         if found is not None:
             first_args, first_kwargs = self.arguments[key]
-            if not (_same_value(first_args, args) and _same_value(first_kwargs, kwargs)):
+            if not (_plainly_equal(first_args, args, first_kwargs, kwargs)
+                    or (_same_value(first_args, args) and _same_value(first_kwargs, kwargs))):
                 label = f"name {name!r}" if key[0] == "name" else f"position {key[2]} among {cls.__name__}s"
                 raise ValueError(
                     f"model_fn constructed a {cls.__name__} with {label} again, but with a different "
