@@ -42,6 +42,7 @@ class ModelFnContext:
       summaries: what `tf.summary.*` recorded in this call, by name (detached tensors).
       canned_optimizers: the canned Estimators' optimizers by role ("dnn", "linear", ...).
       variable_store: the `tf.compat.v1` variable store (`get_variable`), or None until used.
+      losses: the losses `tf.compat.v1.losses.*` made in this call (TF1's LOSSES collection).
     """
 
     mode: str | None = None
@@ -52,6 +53,7 @@ class ModelFnContext:
     summaries: dict[str, Any] = field(default_factory=dict)
     canned_optimizers: dict[str, Any] = field(default_factory=dict)
     variable_store: Any = None
+    losses: list[Any] = field(default_factory=list)
 
     def begin_call(self, mode: str, global_step: int) -> None:
         """Starts a model_fn call in `mode` at `global_step`: fresh summaries, no pending
@@ -59,6 +61,7 @@ class ModelFnContext:
         self.mode = mode
         self.global_step = global_step
         self.summaries = {}
+        self.losses = []
         self.global_step_updates = None
 
     @property

@@ -211,3 +211,37 @@ def test_collections():
             v1.add_to_collections(["mine", "other"], 1.5)
             assert v1.get_collection("mine") == [w, 1.5]
             assert v1.get_collection_ref("other") == [1.5]
+
+
+def test_losses_and_regularization_collections_in_a_model_fn(tmp_path):
+    """TF1's LOSSES and REGULARIZATION_LOSSES collections inside a real model_fn: get_total_loss
+    sums what tf.compat.v1.losses made in this call plus the regularizers."""
+    import numpy as np
+
+    v1 = tf.compat.v1
+    seen = {}
+
+    def model_fn(features, labels, mode):
+        w = v1.get_variable("w", shape=(2, 1), initializer=v1.ones_initializer(),
+                            regularizer=tf.keras.regularizers.l2(0.5))
+        pred = tf.matmul(features["x"], w)
+        mse = v1.losses.mean_squared_error(labels, pred)
+        v1.losses.absolute_difference(labels, pred, loss_collection=None)  # not collected
+        total = v1.losses.get_total_loss()
+        seen["n_losses"] = len(v1.losses.get_losses())
+        seen["parts"] = (float(mse), float(v1.losses.get_regularization_loss()), float(total))
+        train_op = v1.train.GradientDescentOptimizer(0.01).minimize(
+            total, global_step=v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=total, train_op=train_op)
+
+    x = np.ones((4, 2), np.float32)
+    est = tf.estimator.Estimator(model_fn, str(tmp_path))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, np.zeros((4, 1), np.float32)))
+              .batch(4), steps=1)
+    mse, reg, total = seen["parts"]
+    assert seen["n_losses"] == 1
+    assert total == pytest.approx(mse + reg) and reg > 0
+    assert v1.losses.get_losses() == []  # outside a model_fn nothing is collected
+    with pytest.raises(ValueError, match="nothing for get_total_loss to sum"):
+        v1.losses.get_total_loss(add_regularization_losses=False)
+    assert v1.train.Checkpoint is tf.train.Checkpoint

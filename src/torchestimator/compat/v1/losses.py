@@ -8,6 +8,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine.model_fn_context import current_context
+
 
 class Reduction:
     """TF1 loss reductions."""
@@ -45,9 +47,20 @@ def _scalar_weighted(losses: torch.Tensor, w: float, reduction: str) -> torch.Te
 
 
 def compute_weighted_loss(losses: torch.Tensor, weights: Any = 1.0, scope: Any = None,
-                          loss_collection: Any = None,
+                          loss_collection: Any = "losses",
                           reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
-    """Weights per-example `losses` and reduces them as `reduction` says."""
+    """Weights per-example `losses` and reduces them as `reduction` says. Inside a `model_fn`
+    the result joins TF1's LOSSES collection (`get_losses`, `get_total_loss`) unless
+    `loss_collection` is None."""
+    loss = _weighted(losses, weights, reduction)
+    if loss_collection is not None:
+        context = current_context()
+        if context is not None and context.in_model_fn:
+            context.losses.append(loss)
+    return loss
+
+
+def _weighted(losses: torch.Tensor, weights: Any, reduction: str) -> torch.Tensor:
     if reduction not in _ALL:
         raise ValueError(f"Invalid reduction {reduction!r}; expected one of {Reduction.all()}")
     if losses.dtype != torch.float32:
@@ -72,7 +85,7 @@ def compute_weighted_loss(losses: torch.Tensor, weights: Any = 1.0, scope: Any =
 
 
 def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any = 1.0, scope: Any = None,
-                                 loss_collection: Any = None,
+                                 loss_collection: Any = "losses",
                                  reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Cross-entropy between integer `labels` (batch,) and `logits` (batch, classes)."""
     if not isinstance(labels, torch.Tensor) or labels.device != logits.device:
@@ -87,44 +100,83 @@ def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any
             Reduction.SUM_BY_NONZERO_WEIGHTS, Reduction.SUM_OVER_BATCH_SIZE, Reduction.MEAN) \
             and labels.shape[0] > 0 and logits.dtype == torch.float32:
         return F.cross_entropy(logits, labels)  # the mean over the batch, in one kernel
-    return compute_weighted_loss(F.cross_entropy(logits, labels, reduction="none"), weights, reduction=reduction)
+    return compute_weighted_loss(F.cross_entropy(logits, labels, reduction="none"), weights, loss_collection=loss_collection, reduction=reduction)
 
 
 def softmax_cross_entropy(onehot_labels: Any, logits: torch.Tensor, weights: Any = 1.0,
-                          label_smoothing: float = 0, scope: Any = None, loss_collection: Any = None,
+                          label_smoothing: float = 0, scope: Any = None, loss_collection: Any = "losses",
                           reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Cross-entropy between one-hot `onehot_labels` and `logits`."""
     target = torch.as_tensor(onehot_labels, dtype=logits.dtype, device=logits.device)
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / target.shape[-1]
     losses = -(target * F.log_softmax(logits, dim=-1)).sum(-1)
-    return compute_weighted_loss(losses, weights, reduction=reduction)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
 
 
 def sigmoid_cross_entropy(multi_class_labels: Any, logits: torch.Tensor, weights: Any = 1.0,
-                          label_smoothing: float = 0, scope: Any = None, loss_collection: Any = None,
+                          label_smoothing: float = 0, scope: Any = None, loss_collection: Any = "losses",
                           reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Sigmoid cross-entropy between 0/1 `multi_class_labels` and `logits`."""
     target = torch.as_tensor(multi_class_labels, dtype=logits.dtype, device=logits.device).reshape(logits.shape)
     if label_smoothing:
         target = target * (1 - label_smoothing) + 0.5 * label_smoothing
     losses = F.binary_cross_entropy_with_logits(logits, target, reduction="none")
-    return compute_weighted_loss(losses, weights, reduction=reduction)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
 
 
 def mean_squared_error(labels: Any, predictions: torch.Tensor, weights: Any = 1.0, scope: Any = None,
-                       loss_collection: Any = None,
+                       loss_collection: Any = "losses",
                        reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Squared error between `labels` and `predictions` (same shape)."""
     labels = torch.as_tensor(labels, dtype=predictions.dtype, device=predictions.device)
     if labels.numel() == predictions.numel():
         labels = labels.reshape(predictions.shape)
-    return compute_weighted_loss((predictions - labels) ** 2, weights, reduction=reduction)
+    return compute_weighted_loss((predictions - labels) ** 2, weights, loss_collection=loss_collection, reduction=reduction)
 
 
 def absolute_difference(labels: Any, predictions: torch.Tensor, weights: Any = 1.0, scope: Any = None,
-                        loss_collection: Any = None,
+                        loss_collection: Any = "losses",
                         reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Absolute error between `labels` and `predictions`."""
     labels = torch.as_tensor(labels, dtype=predictions.dtype, device=predictions.device).reshape(predictions.shape)
-    return compute_weighted_loss((predictions - labels).abs(), weights, reduction=reduction)
+    return compute_weighted_loss((predictions - labels).abs(), weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def get_regularization_losses(scope: str | None = None) -> list[torch.Tensor]:
+    """The regularization losses of the variables `get_variable` and `tf.compat.v1.layers` made
+    with a regularizer (TF1's `REGULARIZATION_LOSSES` collection), optionally filtered by `scope`
+    (a regular expression matched against the variable name)."""
+    from torchestimator.compat.v1._variable_scope import regularization_losses
+
+    return regularization_losses(scope)
+
+
+def get_regularization_loss(scope: str | None = None, name: str = "total_regularization_loss") -> torch.Tensor:
+    """The sum of `get_regularization_losses(scope)` (0.0 when there are none)."""
+    losses = get_regularization_losses(scope)
+    if not losses:
+        return torch.tensor(0.0)
+    return torch.stack([loss.reshape(()) for loss in losses]).sum()
+
+
+def get_losses(scope: str | None = None, loss_collection: str = "losses") -> list[torch.Tensor]:
+    """The losses `tf.compat.v1.losses.*` made in this `model_fn` call (TF1's LOSSES collection);
+    empty outside a model_fn, where nothing is collected. `scope` is accepted for TF1's
+    signature (losses carry no name scope here)."""
+    context = current_context()
+    return list(context.losses) if context is not None and context.in_model_fn else []
+
+
+def get_total_loss(add_regularization_losses: bool = True, name: str = "total_loss",
+                   scope: str | None = None) -> torch.Tensor:
+    """The sum of `get_losses()` plus, by default, the regularization losses (TF1's
+    `get_total_loss`). Raises ValueError when there is nothing to sum, as TF1 does."""
+    parts = [loss.reshape(()) for loss in get_losses(scope)]
+    if add_regularization_losses:
+        parts.extend(loss.reshape(()) for loss in get_regularization_losses(scope))
+    if not parts:
+        raise ValueError("No losses were created in this model_fn call and there are no "
+                         "regularization losses: nothing for get_total_loss to sum.")
+    return torch.stack(parts).sum()
+

@@ -34,9 +34,16 @@ _HOOKS = (
 )
 
 
+# TF 2.15's tf.compat.v1.train also holds the object-based checkpoint API and the readers.
+_FROM_TF_TRAIN = (
+    "Checkpoint", "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
+    "list_variables", "load_variable", "load_checkpoint", "checkpoint_exists", "ClusterSpec",
+)
+
+
 def __getattr__(name: str) -> Any:
-    """`tf.compat.v1.train.<Hook>` (the session-run hooks, shared with `tf.estimator`) and
-    `tf.compat.v1.train.Scaffold` (from `tf.train`), loaded on first use."""
+    """`tf.compat.v1.train.<Hook>` (the session-run hooks, shared with `tf.estimator`),
+    `Scaffold`, and `tf.train`'s checkpoint names, loaded on first use."""
     if name in _HOOKS:
         from torchestimator.estimator import hooks
 
@@ -45,4 +52,8 @@ def __getattr__(name: str) -> Any:
         from torchestimator.train._scaffold import Scaffold
 
         return Scaffold
+    if name in _FROM_TF_TRAIN:
+        import torchestimator.train as train
+
+        return getattr(train, name)
     raise AttributeError(f"module 'torchestimator.compat.v1.train' has no attribute {name!r}")
