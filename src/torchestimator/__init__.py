@@ -59,8 +59,9 @@ _NAMESPACES = (
 # TF 2's top-level aliases of Keras pieces (tf.optimizers is tf.keras.optimizers, ...), and its
 # initializer functions (tf.random_normal_initializer(stddev=0.05) is Keras' RandomNormal).
 _KERAS_ALIASES = {
-    "optimizers": "optimizers", "losses": "losses", "metrics": "metrics",
-    "initializers": "initializers", "nest": None,
+    "optimizers": "torchestimator.keras.optimizers", "losses": "torchestimator.keras.losses",
+    "metrics": "torchestimator.keras.metrics", "initializers": "torchestimator.keras.initializers",
+    "nest": "torchestimator.keras.engine.nest",
 }
 _INITIALIZERS = {
     "random_normal_initializer": "RandomNormal", "random_uniform_initializer": "RandomUniform",
@@ -74,9 +75,7 @@ def __getattr__(name: str) -> Any:
         globals()[name] = module
         return module
     if name in _KERAS_ALIASES:
-        target = _KERAS_ALIASES[name]
-        module = importlib.import_module(
-            "torchestimator.keras.engine.nest" if target is None else f"torchestimator.keras.{target}")
+        module = importlib.import_module(_KERAS_ALIASES[name])
         globals()[name] = module
         return module
     if name == "as_string":  # tf.strings' ops load PyArrow: only when asked for

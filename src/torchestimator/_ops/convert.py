@@ -21,16 +21,12 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._dtypes import dtype_name  # noqa: F401 - re-exported for the ops modules
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _PY_SCALARS = (builtins.bool, int, float, complex)
-
-
-def dtype_name(dtype: Any) -> str:
-    """TF's name of a torch dtype ('float32', 'int64', 'string')."""
-    return _dtypes.dtype_name(dtype)
 
 
 def _python_dtype(value: Any) -> torch.dtype:

@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.nn_ops import zero_fraction
 from torchestimator.estimator.canned import _validation, optimizers
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
@@ -46,7 +47,7 @@ def zero_fraction_summary(value: torch.Tensor, tag: str) -> None:
     from torchestimator.summary._summary import _record
 
     detached = value.detach()  # the fraction is computed only when the summary is written
-    _record(f"{tag}/fraction_of_zero_values", LazySummary(lambda: (detached == 0).float().mean()))
+    _record(f"{tag}/fraction_of_zero_values", LazySummary(lambda: zero_fraction(detached)))
 
 
 def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, feature_columns: tuple,

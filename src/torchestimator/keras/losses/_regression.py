@@ -13,6 +13,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._ops import linalg_ops as _linalg_ops
 from torchestimator.keras.backend import epsilon
 from torchestimator.keras.losses._utils import check_broadcastable, convert_pair
 
@@ -116,9 +117,8 @@ def poisson(y_true: Any, y_pred: Any) -> torch.Tensor:
 
 
 def l2_normalize(x: torch.Tensor, axis: int = -1) -> torch.Tensor:
-    """Returns `x / sqrt(max(sum(x ** 2, axis), 1e-12))`, TF's `l2_normalize`."""
-    square_sum = torch.sum(torch.square(x), dim=axis, keepdim=True)
-    return x * torch.rsqrt(torch.clamp_min(square_sum, 1e-12))
+    """Returns `x / sqrt(max(sum(x ** 2, axis), 1e-12))`, TF's `tf.math.l2_normalize`."""
+    return _linalg_ops.l2_normalize(x, axis)
 
 
 def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> torch.Tensor:

@@ -6,12 +6,8 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.linalg_ops import l2_normalize
 from torchestimator.keras.layers.merging.base_merge import _Merge
-
-
-def _l2_normalize(x: torch.Tensor, axis: int) -> torch.Tensor:
-    square_sum = torch.sum(x * x, dim=axis, keepdim=True)
-    return x * torch.rsqrt(torch.clamp(square_sum, min=1e-12))
 
 
 def batch_dot(x: torch.Tensor, y: torch.Tensor, axes: tuple[int, int]) -> torch.Tensor:
@@ -103,8 +99,8 @@ class Dot(_Merge):
         x1, x2 = inputs
         axes = self._resolve((x1.dim(), x2.dim()))
         if self.normalize:
-            x1 = _l2_normalize(x1, axes[0])
-            x2 = _l2_normalize(x2, axes[1])
+            x1 = l2_normalize(x1, axes[0])
+            x2 = l2_normalize(x2, axes[1])
         return batch_dot(x1, x2, axes)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:

@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.linalg_ops import l2_normalize
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.layers.normalization._axes import check_axis_arg
 
@@ -33,8 +34,7 @@ class UnitNormalization(Layer):
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         """Returns `inputs` scaled to unit L2 norm along `axis`."""
         x = inputs if inputs.is_floating_point() else inputs.to(self._compute_dtype)
-        square_sum = torch.sum(x * x, dim=self._dims, keepdim=True)
-        return x * torch.rsqrt(torch.clamp(square_sum, min=1e-12))
+        return l2_normalize(x, self._dims)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """Returns `input_shape` unchanged."""
