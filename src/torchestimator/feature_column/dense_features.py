@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import export_capture
 from torchestimator.feature_column import _layer_utils
 from torchestimator.feature_column._base import DenseColumn
 from torchestimator.feature_column._state import LayerStateManager
@@ -62,6 +63,7 @@ class DenseFeatures(Layer):
             column.create_state(self._state_manager)
         self.built = True
 
+    @export_capture.preprocessing_layer
     def call(self, features: Mapping[str, Any], cols_to_output_tensors: dict | None = None, training: bool | None = None) -> torch.Tensor:
         """Returns the concatenated dense tensor [batch, total dimension] for `features`.
 

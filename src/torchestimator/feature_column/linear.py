@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import export_capture
 from torchestimator.feature_column import _combiners, _layer_utils
 from torchestimator.feature_column._base import (
     CategoricalColumn,
@@ -113,6 +114,7 @@ class LinearModel(Layer):
         tensor = tensor.to(device=device, dtype=weight.dtype).reshape(tensor.shape[0], weight.shape[0])
         return tensor @ weight
 
+    @export_capture.preprocessing_layer
     def call(self, features: Mapping[str, Any], training: bool | None = None) -> torch.Tensor:
         """Returns the predictions [batch, units] for `features`."""
         _layer_utils.check_features(features)

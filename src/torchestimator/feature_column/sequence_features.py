@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import export_capture
 from torchestimator.feature_column import _layer_utils
 from torchestimator.feature_column._base import SequenceDenseColumn
 from torchestimator.feature_column._state import LayerStateManager
@@ -64,6 +65,7 @@ class SequenceFeatures(Layer):
             column.create_state(self._state_manager)
         self.built = True
 
+    @export_capture.preprocessing_layer
     def call(self, features: Mapping[str, Any], training: bool | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns `(sequence_input [batch, time, dims], sequence_length [batch])`."""
         _layer_utils.check_features(features)

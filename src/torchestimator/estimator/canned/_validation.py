@@ -135,5 +135,5 @@ def batch_size_of(features: Mapping, weight_column: Any = None) -> int:
     value = features[key] if key in features else next(iter(features.values()))
     shape = getattr(value, "shape", None)
     if shape is not None and len(shape) > 0:
-        return int(shape[0])
+        return shape[0]  # not int(): an export keeps the batch size symbolic
     return len(value)

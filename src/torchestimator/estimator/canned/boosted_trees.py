@@ -32,6 +32,7 @@ from torchestimator.estimator.canned._tree_ensemble import (
     import_lightgbm,
     load_booster,
 )
+from torchestimator.estimator.canned._tree_logits import export_logits
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head, get_weights_and_check_match_logits
@@ -153,9 +154,14 @@ def boosted_trees_model_fn(features: Any, labels: Any, mode: str, head: Head, co
     """The BoostedTrees model_fn: logits from the LightGBM ensemble; in TRAIN the train op
     collects the batch for the next trees. With `explain`, PREDICT adds the directional
     feature contributions of each column and the bias."""
-    x, feature_names = feature_matrix(features, columns)
     ensemble = TreeEnsemble(config.model_dir, params, n_trees, n_batches_per_layer, head.logits_dimension,
                             name="boosted_trees")
+    if mode == ModeKeys.PREDICT and not explain:
+        logits = export_logits(
+            features, columns, ensemble,
+            lambda: torch.from_numpy(ensemble.raw_scores(feature_matrix(features, columns)[0])))
+        return head.create_estimator_spec(features=features, mode=mode, logits=logits, labels=labels)
+    x, feature_names = feature_matrix(features, columns)
     device = next((v.device for v in features.values() if isinstance(v, torch.Tensor)), torch.device("cpu"))
     logits = torch.from_numpy(ensemble.raw_scores(x)).to(device)
     if mode != ModeKeys.TRAIN:

@@ -1,5 +1,11 @@
-"""`tf.estimator.export`: export outputs (and, with the export issue, serving receivers)."""
+"""`tf.estimator.export`: serving input receivers, their builders and export outputs."""
 
+from torchestimator.estimator.export._receivers import (
+    ServingInputReceiver,
+    TensorServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
 from torchestimator.estimator.export.export_output import (
     ClassificationOutput,
     ExportOutput,

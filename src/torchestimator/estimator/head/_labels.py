@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine import export_capture
+
 
 def is_string_like(values: Any) -> bool:
     """True for numpy arrays / (nested) lists holding str or bytes."""
@@ -134,15 +136,21 @@ def class_names(n_classes: int, vocabulary: Sequence[str] | None) -> np.ndarray:
 
 
 def classes_of(class_ids: torch.Tensor, n_classes: int, vocabulary: Sequence[str] | None) -> np.ndarray:
-    """The class name (bytes) of every id in `class_ids`, as a numpy object array of its shape."""
-    ids = class_ids.detach().cpu().numpy()
-    return class_names(n_classes, vocabulary)[ids]
+    """The class name (bytes) of every id in `class_ids`, as a numpy object array of its shape
+    (during an export, a `StringOutput` of the ids and the names)."""
+    names = class_names(n_classes, vocabulary)
+    return export_capture.string_output(
+        class_ids, names, lambda: names[class_ids.detach().cpu().numpy()]
+    )
 
 
 def all_classes(batch_shape: tuple, n_classes: int, vocabulary: Sequence[str] | None) -> np.ndarray:
     """Every class name for every example: a numpy object array [*batch_shape, n_classes]."""
     names = class_names(n_classes, vocabulary)
-    return np.broadcast_to(names, tuple(batch_shape) + (n_classes,)).copy()
+    shape = tuple(batch_shape) + (n_classes,)
+    if export_capture.active() is None:
+        return np.broadcast_to(names, shape).copy()
+    return export_capture.string_output(torch.arange(n_classes).expand(shape), names, lambda: None)
 
 
 def all_class_ids(logits: torch.Tensor, n_classes: int) -> torch.Tensor:

@@ -1,0 +1,33 @@
+"""`tf.saved_model`: open an export without the code that trained it, and save Keras models.
+
+`load(path)` returns an object whose `signatures["serving_default"]` (and `"predict"`,
+`"classification"`, `"regression"`, as the export has them) are callable with the
+signature's inputs.
+"""
+
+from torchestimator.saved_model._builder import ExportError
+from torchestimator.saved_model._loaded import LoadedSavedModel, Signature, load
+
+SERVING = "serve"
+TRAINING = "train"
+EVAL = "eval"
+DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+CLASSIFY_INPUTS = "inputs"
+CLASSIFY_OUTPUT_CLASSES = "classes"
+CLASSIFY_OUTPUT_SCORES = "scores"
+REGRESS_INPUTS = "inputs"
+REGRESS_OUTPUTS = "outputs"
+PREDICT_INPUTS = "inputs"
+PREDICT_OUTPUTS = "outputs"
+
+
+def contains_saved_model(export_dir: str) -> bool:
+    """True when `export_dir` holds an export that `load` opens."""
+    import os
+
+    from torchestimator.saved_model import _layout
+
+    return os.path.isfile(os.path.join(os.fsdecode(export_dir), _layout.DOCUMENT))

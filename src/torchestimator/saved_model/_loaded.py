@@ -1,0 +1,248 @@
+"""`tf.saved_model.load`: an export opened without the code that trained it.
+
+A loaded export runs each call in three parts: the receiver turns the signature's inputs
+into features (parsing serialized `tf.train.Example`s, or checking raw tensors), the
+preprocessing layers (feature-column layers rebuilt from their configs, with their weights)
+turn features into tensors, and the `torch.export` program computes the outputs; string
+outputs are looked up in the export's tables. Nothing from the export directory is
+unpickled or executed as code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+import torch
+
+from torchestimator._dtypes import TensorSpec
+from torchestimator.saved_model import _layout, _program
+from torchestimator.saved_model._receiver_spec import PARSING, ReceiverSpec, spec_from_json
+
+
+class _Runtime:
+    """What every signature of one export shares: receiver, preprocessing, program."""
+
+    def __init__(self, directory: str, document: Mapping[str, Any], graph: bytes, tensors: dict[str, torch.Tensor]):
+        self.directory = directory
+        self.receiver = ReceiverSpec.from_json(document["receiver"])
+        program_tensors = {k[len(_layout.PROGRAM_PREFIX):]: v for k, v in tensors.items()
+                           if k.startswith(_layout.PROGRAM_PREFIX)}
+        program = _program.program_from_bytes(graph, program_tensors, os.path.join(directory, _layout.PROGRAM))
+        self.program = program
+        # torch checks every call's inputs against the traced ranges with sympy (tens of us);
+        # the receiver already gives the traced dtypes and ranks, and `run` checks the batch.
+        self.module = program.module()
+        self.module._forward_pre_hooks.clear()
+        self.feature_names = list(document["program"]["features"])
+        self.layers = []
+        for entry in document.get("preprocessing", []):
+            layer = _layout.layer_from_json(entry["layer"], directory)
+            layer.build(None)
+            prefix = entry["weights_prefix"]
+            state = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}
+            missing, unexpected = layer.load_state_dict(state, strict=False)
+            if missing or unexpected:
+                raise ValueError(
+                    f"{os.path.join(directory, _layout.VARIABLES)}: preprocessing layer "
+                    f"{layer.name!r} expects weights {sorted(missing)} that the export lacks"
+                    + (f" (and has unexpected {sorted(unexpected)})" if unexpected else "")
+                    + ". The export is damaged; export the model again."
+                )
+            layer.built = True
+            layer.eval()
+            self.layers.append(layer)
+
+    def run(self, features: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+        """The program's outputs (by program output name) for the model's `features`."""
+        with torch.no_grad():
+            preprocessed = [layer(features) for layer in self.layers]
+            tensor_features = {}
+            batch = None
+            for name in self.feature_names:
+                value = features.get(name)
+                if not isinstance(value, torch.Tensor):
+                    raise ValueError(
+                        f"Feature {name!r} must be a tensor for this export; got {type(value).__name__}."
+                    )
+                tensor_features[name] = value
+                if value.ndim:
+                    if batch is not None and value.shape[0] != batch[1]:
+                        raise ValueError(
+                            f"Features {batch[0]!r} and {name!r} have different batch sizes: "
+                            f"{batch[1]} and {value.shape[0]}."
+                        )
+                    batch = batch or (name, value.shape[0])
+            return self.module(tensor_features, preprocessed)
+
+
+class Signature:
+    """One serving signature of a loaded export (TF's `ConcreteFunction` of a signature).
+
+    Call it with the signature's inputs as keyword arguments; it returns a dict of output
+    name -> `torch.Tensor` (numbers) or numpy object array of bytes (strings).
+
+    Attributes:
+        name: the signature key ('serving_default', 'predict', 'classification', ...).
+        method_name: TF Serving's method ('tensorflow/serving/predict', '.../classify',
+            '.../regress').
+        inputs: input name -> `tf.TensorSpec` (None for the batch dimension).
+        outputs: output name -> `tf.TensorSpec`.
+    """
+
+    def __init__(self, name: str, definition: Mapping[str, Any], runtime: _Runtime):
+        self.name = name
+        self.method_name = definition["method_name"]
+        self.inputs: dict[str, TensorSpec] = {k: spec_from_json(v) for k, v in definition["inputs"].items()}
+        self.outputs: dict[str, TensorSpec] = {k: spec_from_json(v["spec"]) for k, v in definition["outputs"].items()}
+        self._runtime = runtime
+        self._program_outputs = {k: v["program_output"] for k, v in definition["outputs"].items()}
+        self._tables = {k: np.asarray([s.encode("utf-8", "surrogateescape") for s in v["string_table"]], dtype=object)
+                        for k, v in definition["outputs"].items() if "string_table" in v}
+        receiver_inputs = list(runtime.receiver.inputs)
+        # classify/regress signatures call their one string input 'inputs'
+        self._to_receiver = (dict(zip(self.inputs, receiver_inputs)) if list(self.inputs) != receiver_inputs
+                             else {k: k for k in receiver_inputs})
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple, dict[str, TensorSpec]]:
+        """`((), {input name: TensorSpec})`, as TF's."""
+        return (), dict(self.inputs)
+
+    @property
+    def structured_outputs(self) -> dict[str, TensorSpec]:
+        """`{output name: TensorSpec}`, as TF's."""
+        return dict(self.outputs)
+
+    def __call__(self, *args: Any, **inputs: Any) -> dict[str, Any]:
+        """Runs the signature on `inputs` (keyword arguments named as `self.inputs`)."""
+        if args:
+            if len(args) == 1 and len(self.inputs) == 1 and not inputs:
+                inputs = {next(iter(self.inputs)): args[0]}
+            else:
+                raise TypeError(
+                    f"Signature {self.name!r} takes its inputs as keyword arguments: "
+                    f"{sorted(self.inputs)}; got {len(args)} positional argument(s)."
+                )
+        missing = sorted(set(self.inputs) - set(inputs))
+        extra = sorted(set(inputs) - set(self.inputs))
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing input(s) {missing}")
+            if extra:
+                parts.append(f"unexpected input(s) {extra}")
+            raise ValueError(
+                f"Signature {self.name!r}: {' and '.join(parts)}. It takes {sorted(self.inputs)}."
+            )
+        receiver_inputs = {self._to_receiver[k]: v for k, v in inputs.items()}
+        features = self._runtime.receiver.features_from_inputs(receiver_inputs, self.name)
+        return self._finish(self._runtime.run(self._model_features(features)))
+
+    def call_on_features(self, features: Mapping[str, Any]) -> dict[str, Any]:
+        """Runs the signature on already-parsed features (name -> values, batch first), for an
+        export whose receiver parses `tf.train.Example`s: what a client would have put in the
+        Examples, without serializing and parsing them."""
+        receiver = self._runtime.receiver
+        if receiver.kind != PARSING:
+            raise ValueError(
+                f"call_on_features needs an export with a parsing receiver; this one takes raw "
+                f"inputs {sorted(receiver.inputs)}: call the signature with them."
+            )
+        from torchestimator.saved_model._features import features_from_values
+
+        parsed = features_from_values(features, receiver.feature_spec or {}, self.name)
+        return self._finish(self._runtime.run(parsed))
+
+    def _model_features(self, features: dict[str, Any]) -> Any:
+        return features
+
+    def _finish(self, outputs: Mapping[str, torch.Tensor]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, program_output in self._program_outputs.items():
+            value = outputs[program_output]
+            table = self._tables.get(key)
+            result[key] = table[value.numpy()] if table is not None else value
+        return result
+
+    def __repr__(self) -> str:
+        return f"<Signature {self.name!r} {self.method_name} inputs={list(self.inputs)} outputs={list(self.outputs)}>"
+
+
+class _SignatureMap(Mapping):
+    """The `signatures` of a loaded export: a read-only mapping of key -> `Signature`."""
+
+    def __init__(self, signatures: dict[str, Signature]):
+        self._signatures = signatures
+
+    def __getitem__(self, key: str) -> Signature:
+        try:
+            return self._signatures[key]
+        except KeyError:
+            raise KeyError(
+                f"Signature {key!r} is not in this export; it has {sorted(self._signatures)}."
+            ) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._signatures)
+
+    def __len__(self) -> int:
+        return len(self._signatures)
+
+    def __repr__(self) -> str:
+        return f"_SignatureMap({sorted(self._signatures)})"
+
+
+class LoadedSavedModel:
+    """An export opened by `tf.saved_model.load`.
+
+    Attributes:
+        signatures: signature key -> `Signature` (TF's `loaded.signatures`).
+        feature_spec: the parse spec of an export whose receiver parses `tf.train.Example`s
+            (feature name -> `FixedLenFeature`/`VarLenFeature`), else None.
+        export_dir: the directory loaded.
+    """
+
+    def __init__(self, export_dir: str):
+        document, graph, tensors = _layout.read_files(export_dir)
+        runtime = _Runtime(export_dir, document, graph, tensors)
+        self.export_dir = export_dir
+        self._runtime = runtime
+        self.signatures = _SignatureMap(
+            {k: Signature(k, v, runtime) for k, v in document["signatures"].items()}
+        )
+        self.feature_spec = dict(runtime.receiver.feature_spec) if runtime.receiver.kind == PARSING else None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Calls the `serving_default` signature."""
+        return self.signatures["serving_default"](*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<LoadedSavedModel {self.export_dir!r} signatures={sorted(self.signatures)}>"
+
+
+def load(export_dir: str | bytes | os.PathLike, tags: Any = None, options: Any = None) -> LoadedSavedModel:
+    """Loads an export written by `export_saved_model`, `tf.saved_model.save` or
+    `model.export` (TF's `tf.saved_model.load`).
+
+    Args:
+        export_dir: the export directory (str, bytes or PathLike), e.g. what
+            `export_saved_model` returned.
+        tags: accepted for TF compatibility ('serve' or None); exports have one graph.
+        options: accepted for TF compatibility and ignored.
+
+    Returns:
+        A `LoadedSavedModel` whose `signatures[...]` are callable.
+
+    Raises:
+        FileNotFoundError when `export_dir` holds no export; ValueError when it is damaged.
+    """
+    del options
+    if tags not in (None, "serve", ["serve"], ("serve",), {"serve"}):
+        raise ValueError(f"tags must be 'serve' or None for a torchestimator export; got {tags!r}.")
+    path = os.fsdecode(export_dir)
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"SavedModel directory {path} does not exist.")
+    return LoadedSavedModel(path)

@@ -1,0 +1,60 @@
+"""A `torch.export` program on disk without pickle: the graph as torch's own JSON schema,
+the weights and constants as safetensors.
+
+`torch.export.save` stores weights with `torch.save` (a pickle); here the graph goes
+through torch's serializer with the tensors left out, and the tensors are written (and read
+back) by safetensors. Loading hands the tensors to torch's deserializer as a dict, so no
+unpickling happens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch._export.serde import serialize as _serde
+
+#: Name prefixes that keep the program's state dict and its constants apart in one file.
+_STATE = "state:"
+_PARAMETER = "parameter:"
+_CONSTANT = "constant:"
+
+
+def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict[str, torch.Tensor]]:
+    """Returns (the graph as JSON bytes, the tensors the graph needs by stored name)."""
+    artifact = _serde.serialize(
+        program, serialize_state_dict=False, serialize_constants=False, serialize_example_inputs=False
+    )
+    tensors: dict[str, torch.Tensor] = {}
+    for name, value in program.state_dict.items():
+        prefix = _PARAMETER if isinstance(value, torch.nn.Parameter) else _STATE
+        tensors[prefix + name] = value.detach()
+    for name, value in program.constants.items():
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(
+                f"The exported program holds a constant {name!r} of type {type(value).__name__}, "
+                "which cannot be stored as a tensor. Export models whose state is tensors only."
+            )
+        tensors[_CONSTANT + name] = value.detach()
+    return artifact.exported_program, tensors
+
+
+def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: str) -> torch.export.ExportedProgram:
+    """Rebuilds the program from `program_to_bytes`' output; errors name `source`."""
+    state: dict[str, Any] = {}
+    constants: dict[str, Any] = {}
+    for name, value in tensors.items():
+        if name.startswith(_PARAMETER):
+            state[name[len(_PARAMETER):]] = torch.nn.Parameter(value, requires_grad=False)
+        elif name.startswith(_STATE):
+            state[name[len(_STATE):]] = value
+        elif name.startswith(_CONSTANT):
+            constants[name[len(_CONSTANT):]] = value
+    try:
+        artifact = _serde.SerializedArtifact(graph, state, constants, None)
+        return _serde.deserialize(artifact)
+    except Exception as e:  # torch's deserializer raises many kinds for a damaged graph
+        raise ValueError(
+            f"{source}: the exported program cannot be read ({type(e).__name__}: {e}). The file is "
+            "damaged, or it was written by an incompatible torch version; export the model again."
+        ) from e
