@@ -1,7 +1,8 @@
 """The Iris demo: TensorFlow's premade-estimator tutorial, unchanged but for the import.
 
 Trains a DNNClassifier on the bundled Iris data (read with make_csv_dataset),
-evaluates it, and predicts the species of three flowers; then does the same
+evaluates it, predicts the species of three flowers, exports the model for
+serving and predicts the same flowers from the export; then does the same
 with a Keras model (fit, evaluate, save, load, predict).
 """
 
@@ -62,6 +63,31 @@ for pred, exp in zip(classifier.predict(input_fn=lambda: predict_input_fn(predic
     probability = pred["probabilities"][class_id]
     print(f'Prediction is "{SPECIES[class_id]}" ({100 * probability:.1f}%), expected "{exp}"')
 
+# --- Export for serving, then predict from the export ---------------------------------------
+# The export holds the parsing of tf.train.Examples and the model as data and a torch.export
+# program: tf.saved_model.load opens it without this code (`torchestimator serve` serves it
+# over TensorFlow Serving's REST API).
+feature_spec = tf.feature_column.make_parse_example_spec(feature_columns)
+serving_input_fn = tf.estimator.export.build_parsing_serving_input_receiver_fn(feature_spec)
+export_path = classifier.export_saved_model(f"{data_dir}/export", serving_input_fn)
+print(f"\nExported to {export_path.decode()}")
+
+
+def serialized_example(row):
+    example = tf.train.Example()
+    for name, value in row.items():
+        example.features.feature[name].float_list.value.append(value)
+    return example.SerializeToString()
+
+
+examples = [serialized_example({k: v[i] for k, v in predict_x.items()}) for i in range(len(expected))]
+served = tf.saved_model.load(export_path).signatures["serving_default"](inputs=examples)
+exported_ok = True
+for scores, exp in zip(served["scores"].numpy(), expected):
+    class_id = int(scores.argmax())
+    exported_ok &= SPECIES[class_id] == exp
+    print(f'The export predicts "{SPECIES[class_id]}" ({100 * scores[class_id]:.1f}%), expected "{exp}"')
+
 # --- The same with Keras: fit, evaluate, save, load, predict -----------------------------
 (x_train, y_train), (x_test, y_test) = tf.datasets.iris.load_data()
 tf.keras.utils.set_random_seed(0)
@@ -80,4 +106,4 @@ model.save(path)
 restored = tf.keras.models.load_model(path)
 probabilities = restored.predict(np.array([[5.1, 3.3, 1.7, 0.5]], "float32"), verbose=0)
 print(f"Restored Keras model predicts {SPECIES[int(probabilities.argmax())]} for the first flower")
-sys.exit(0 if eval_result["accuracy"] >= 0.9 and accuracy >= 0.9 else 1)
+sys.exit(0 if eval_result["accuracy"] >= 0.9 and accuracy >= 0.9 and exported_ok else 1)

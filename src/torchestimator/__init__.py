@@ -43,6 +43,7 @@ from torchestimator._ops.creation import *  # noqa: F403
 from torchestimator._ops.functional_ops import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403
 from torchestimator._ops.math_ops import *  # noqa: F403
+from torchestimator._sparse_tensor import SparseTensor
 from torchestimator._variable import Variable
 
 Tensor = _torch.Tensor  # a "tensor" is a torch.Tensor: isinstance(x, tf.Tensor) works
@@ -53,6 +54,7 @@ __version__ = "0.1.0"
 _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
     "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
+    "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration",
 )
 
 

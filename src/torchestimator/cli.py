@@ -2,10 +2,16 @@
 
     torchestimator --version
     torchestimator inspect-checkpoint MODEL_DIR_OR_PREFIX [--tensor NAME]
+    torchestimator convert-checkpoint TF_MODEL_DIR_OR_PREFIX OUT_DIR
+    torchestimator serve --rest_api_port=8501 --model_name=NAME --model_base_path=DIR
+    torchestimator launch [--tf_config JSON] [torchrun options] train.py [ARGS]
 
-`inspect-checkpoint` lists a checkpoint's variables with their shapes (as
-TensorFlow's `inspect_checkpoint` tool), or prints one tensor. Serving and
-checkpoint conversion arrive with their issues.
+`inspect-checkpoint` lists a checkpoint's variables with their shapes and dtypes (as
+TensorFlow's `inspect_checkpoint` tool), or prints one tensor. `serve` serves
+exports with TensorFlow Serving's REST API (see `torchestimator.serving`).
+`convert-checkpoint` writes a TensorFlow model_dir's checkpoints in our format
+(`torchestimator.migration.convert_checkpoint`). Both read TensorFlow's
+checkpoints as well as ours.
 """
 
 from __future__ import annotations
@@ -32,11 +38,27 @@ def _inspect_checkpoint(args: argparse.Namespace) -> int:
             with np.printoptions(threshold=args.summarize, edgeitems=3):
                 print(f"tensor_name:  {args.tensor}\n{value}")
             return 0
+        from torchestimator._tf_formats.checkpoint_reader import dtype_names
+
+        dtypes = dtype_names(args.path)  # TF's or our format
         for name, shape in list_variables(args.path):
-            print(f"{name} ({','.join(str(d) for d in shape)})")
+            print(f"{name} ({','.join(str(d) for d in shape)}) {dtypes.get(name, '')}".rstrip())
     except (FileNotFoundError, KeyError, ValueError, OSError) as error:
         print(f"torchestimator inspect-checkpoint: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _convert_checkpoint(args: argparse.Namespace) -> int:
+    from torchestimator._tf_formats.convert import convert_checkpoint
+
+    try:
+        written = convert_checkpoint(args.source, args.output_dir)
+    except (FileNotFoundError, ValueError, OSError) as error:
+        print(f"torchestimator convert-checkpoint: {error}", file=sys.stderr)
+        return 1
+    for prefix in written:
+        print(f"wrote {prefix}")
     return 0
 
 
@@ -59,12 +81,36 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--summarize", type=int, default=1000,
                          help="print at most this many values of a tensor (default 1000)")
     inspect.set_defaults(run=_inspect_checkpoint)
+    convert = commands.add_parser(
+        "convert-checkpoint",
+        help="write a TensorFlow model_dir's checkpoints in torchestimator's format",
+        description="Convert every checkpoint of the TensorFlow model_dir TF_MODEL_DIR (or the "
+        "one checkpoint PREFIX) into OUT_DIR, in torchestimator's format, keeping TF's names.",
+    )
+    convert.add_argument("source", metavar="TF_MODEL_DIR_OR_PREFIX")
+    convert.add_argument("output_dir", metavar="OUT_DIR")
+    convert.set_defaults(run=_convert_checkpoint)
+    from torchestimator.serving import _cli as serving_cli
+
+    serve = commands.add_parser(
+        "serve", help="serve exports over HTTP with TensorFlow Serving's REST API",
+        description=serving_cli.DESCRIPTION)
+    serving_cli.add_arguments(serve)
+    serve.set_defaults(run=serving_cli.run)
+    commands.add_parser(  # parsed by torchestimator.distribute._launch (torchrun's options pass through)
+        "launch", add_help=False, help="start a training script on several processes (torchrun; TF_CONFIG "
+        "clusters too)", description="See `torchestimator launch --help`.")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the `torchestimator` command with `argv` (default: the process's arguments);
     returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["launch"]:
+        from torchestimator.distribute._launch import run as launch
+
+        return launch(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -104,6 +104,17 @@ def test_iris_dnn_classifier_parsing_export(tmp_path):
     assert out["classes"][0].tolist() == [s.encode() for s in tf.datasets.iris.SPECIES]
     predict = loaded.signatures["predict"](examples=_serialize(batch))
     np.testing.assert_array_equal(predict["classes"], expected["classes"])
+    # plain values (JSON-like lists, ints among the floats) give the same answer as Examples
+    plain = {k: [float(v) for v in values] for k, values in batch.items()}
+    plain[names[0]][0] = int(plain[names[0]][0]) if plain[names[0]][0].is_integer() else plain[names[0]][0]
+    on_features = loaded.signatures["predict"].call_on_features(plain)
+    np.testing.assert_array_equal(on_features["probabilities"].numpy(), predict["probabilities"].numpy())
+    with pytest.raises(ValueError, match="unknown feature"):
+        loaded.signatures["predict"].call_on_features({**plain, "colour": ["red"] * 20})
+    with pytest.raises(ValueError, match="different numbers of examples"):
+        loaded.signatures["predict"].call_on_features({**plain, names[1]: [1.0]})
+    with pytest.raises(TypeError, match=f"Feature '{names[2]}' of example 0 is a float feature"):
+        loaded.signatures["predict"].call_on_features({**plain, names[2]: ["x"] * 20})
 
 
 def test_regressor_has_regression_signature(tmp_path):
@@ -132,3 +143,22 @@ def test_default_values_fill_missing_features(tmp_path):
     np.testing.assert_array_equal(out.numpy(), expected["predictions"])
     with pytest.raises(ValueError, match="Feature: y .* is required"):  # no default: names the key
         loaded.signatures["predict"](examples=_serialize({"x": np.array([1.0], "float32")}))
+
+
+def test_tf1_style_receiver_with_placeholder_and_parse_example(binary_export, tmp_path):
+    estimator, reference = binary_export
+    _, linear = columns()
+    dense, _ = columns()
+    spec = FC.make_parse_example_spec(linear + dense)
+
+    def serving_input_receiver_fn():  # as TF 1.x programs wrote it
+        serialized = tf.compat.v1.placeholder(dtype=tf.string, shape=[None], name="input_example_tensor")
+        receiver_tensors = {"examples": serialized}
+        features = tf.io.parse_example(serialized, spec)
+        return E.export.ServingInputReceiver(features, receiver_tensors)
+
+    loaded = tf.saved_model.load(estimator.export_saved_model(str(tmp_path), serving_input_receiver_fn))
+    assert sorted(loaded.signatures) == sorted(reference.signatures)
+    serialized = _serialize(rows(20, 26))
+    np.testing.assert_array_equal(loaded.signatures["predict"](examples=serialized)["logits"].numpy(),
+                                  reference.signatures["predict"](examples=serialized)["logits"].numpy())

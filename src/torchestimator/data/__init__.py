@@ -11,9 +11,10 @@ Iterating a dataset yields its elements with torch tensors as components
 (string columns as numpy arrays of `str`); `as_numpy_iterator()` yields numpy.
 """
 
-from torchestimator.data import experimental
+from importlib import import_module
+from typing import Any
+
 from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-from torchestimator.data.csv_reader import CsvDataset
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.iterator import DatasetIterator as Iterator
 from torchestimator.data.options import (
@@ -24,10 +25,35 @@ from torchestimator.data.options import (
     Options,
     ThreadingOptions,
 )
-from torchestimator.data.text_reader import TextLineDataset
+
+# The file readers load on first use: the CSV and Parquet readers import PyArrow (and
+# pyarrow.compute), which a pipeline over in-memory arrays never needs.
+_LAZY = {
+    "experimental": ("torchestimator.data.experimental", None),
+    "CsvDataset": ("torchestimator.data.csv_reader", "CsvDataset"),
+    "TextLineDataset": ("torchestimator.data.text_reader", "TextLineDataset"),
+    "TFRecordDataset": ("torchestimator.io._tfrecord_dataset", "TFRecordDataset"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Imports the lazily loaded names of `_LAZY` on first access."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'torchestimator.data' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = import_module(module_name)
+    globals()[name] = value = module if attribute is None else getattr(module, attribute)
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, the lazily loaded ones included."""
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
     "AutotuneOptions", "CsvDataset", "Dataset", "DistributeOptions", "Iterator",
-    "OptimizationOptions", "Options", "TextLineDataset", "ThreadingOptions", "experimental",
+    "OptimizationOptions", "Options", "TextLineDataset", "TFRecordDataset", "ThreadingOptions",
+    "experimental",
 ]

@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 import torch
 
 from torchestimator import _hashing
+from torchestimator._sparse_tensor import SparseTensor
 
 
 @dataclasses.dataclass
@@ -75,6 +76,8 @@ def batch_size_of(value: Any) -> int | None:
     """Returns the number of examples (first dimension) of a raw feature, or None."""
     if isinstance(value, (torch.Tensor, np.ndarray)):
         return int(value.shape[0]) if value.ndim else None
+    if isinstance(value, SparseTensor):
+        return int(value.dense_shape[0]) if len(value.dense_shape) else None
     try:
         return len(value)
     except TypeError:
@@ -168,7 +171,10 @@ def raw_sparse(
     dense = True
     if hasattr(value, "to_numpy") and not isinstance(value, (pa.Array, pa.ChunkedArray, torch.Tensor)):
         value = value.to_numpy()  # pandas Series
-    if isinstance(value, (pa.ChunkedArray, pa.Array)) and (
+    if isinstance(value, SparseTensor):  # tf.io.parse_example's VarLenFeature
+        flat, rows, cols, n, width = _sparse_tensor_parts(value, column, key)
+        dense = False
+    elif isinstance(value, (pa.ChunkedArray, pa.Array)) and (
         pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
     ):
         flat, rows, cols, n, width = _list_array_to_sparse(value, column, key)
@@ -216,6 +222,22 @@ def raw_sparse(
     values = flat if kind == "string" else flat.to_numpy(zero_copy_only=False).astype(np.int64)
     raw = RawSparse(values, rows, cols, n, width, kind == "string", dense)
     return drop_missing_values(raw) if drop_missing else raw
+
+
+def _sparse_tensor_parts(value: SparseTensor, column: str, key: str
+                         ) -> tuple[pa.Array, np.ndarray, np.ndarray, int, int]:
+    """(values as Arrow, rows, cols, batch size, width) of a 2-D `SparseTensor` feature."""
+    if len(value.dense_shape) != 2:
+        raise ValueError(
+            f"Feature {key!r} (column {column!r}) is a SparseTensor of rank "
+            f"{len(value.dense_shape)}; categorical columns take rank 2 ([batch, values]).")
+    n, width = (int(d) for d in value.dense_shape.tolist())
+    indices = value.indices.numpy()
+    if isinstance(value.values, np.ndarray):
+        flat = _object_to_arrow(value.values, column, key)
+    else:
+        flat = pa.array(value.values.detach().cpu().numpy())
+    return flat, indices[:, 0].copy(), indices[:, 1].copy(), n, width
 
 
 def drop_missing_values(raw: RawSparse) -> RawSparse:
@@ -296,6 +318,11 @@ def dense_numeric(value: Any, column: str, key: str) -> torch.Tensor:
         if value.dtype == torch.bool:
             return value.to(torch.float32)
         return value
+    if isinstance(value, SparseTensor):
+        raise ValueError(
+            f"numeric_column {column!r} needs a dense feature, but feature {key!r} is a "
+            "SparseTensor (a VarLenFeature). Parse it with tf.io.FixedLenFeature(shape, dtype, "
+            "default_value) or convert it with tf.sparse.to_dense.")
     if hasattr(value, "to_numpy") and not isinstance(value, (pa.Array, pa.ChunkedArray)):
         value = value.to_numpy()
     if isinstance(value, (pa.Array, pa.ChunkedArray)):
@@ -339,9 +366,13 @@ def raw_dense_or_ragged_float(value: Any, column: str, key: str) -> tuple[torch.
     Returns (values [batch, width] float32, lengths [batch] int64): a dense
     feature has every position present; a ragged list has its own lengths.
     """
-    if isinstance(value, (list, tuple, np.ndarray)) and _is_ragged_list(value):
-        arr = _ragged_to_arrow(value, column, key)
-        flat, rows, cols, n, width = _list_array_to_sparse(arr, column, key)
+    if isinstance(value, SparseTensor) or (
+            isinstance(value, (list, tuple, np.ndarray)) and _is_ragged_list(value)):
+        if isinstance(value, SparseTensor):
+            flat, rows, cols, n, width = _sparse_tensor_parts(value, column, key)
+        else:
+            arr = _ragged_to_arrow(value, column, key)
+            flat, rows, cols, n, width = _list_array_to_sparse(arr, column, key)
         kind = _arrow_values_kind(flat)
         if kind not in ("int", "float", "null"):
             raise ValueError(

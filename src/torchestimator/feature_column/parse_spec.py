@@ -32,6 +32,20 @@ class VarLenFeature(NamedTuple):
     dtype: Any
 
 
+class FixedLenSequenceFeature(NamedTuple):
+    """A sequence of dense values of a known shape per step (TF's `tf.io.FixedLenSequenceFeature`).
+
+    `parse_example` reads it from an Example's list (its length a multiple of
+    the shape's size) into [batch, max_steps, *shape], padding shorter
+    examples with `default_value` (0 or b''); it needs `allow_missing=True`.
+    """
+
+    shape: tuple
+    dtype: Any
+    allow_missing: bool = False
+    default_value: Any = None
+
+
 def make_parse_example_spec(feature_columns: Iterable[Any]) -> dict[str, Any]:
     """Creates the parsing spec dictionary for the given feature columns.
 

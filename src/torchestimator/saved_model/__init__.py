@@ -6,6 +6,7 @@ signature's inputs.
 """
 
 from torchestimator.saved_model._builder import ExportError
+from torchestimator.saved_model._keras_export import save
 from torchestimator.saved_model._loaded import LoadedSavedModel, Signature, load
 
 SERVING = "serve"

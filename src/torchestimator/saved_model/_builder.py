@@ -76,26 +76,25 @@ class _NotInProgram:
 def _signature_plans(outputs: Mapping[str, Any], receiver: ReceiverSpec) -> list[_SignaturePlan]:
     """TF's `build_all_signature_defs` in serving mode: a classification or regression output
     needs the receiver to be exactly one string tensor (it is excluded otherwise, with a log
-    line); every other output is a predict signature over the receiver's inputs."""
-    from torchestimator.estimator.export import export_output as eo
-
+    line); every other output is a predict signature over the receiver's inputs. Outputs are
+    `tf.estimator.export` ExportOutputs (anything with `signature_method` and `as_dict()`)."""
     plans = []
     excluded = []
     for key, output in outputs.items():
-        if isinstance(output, (eo.ClassificationOutput, eo.RegressionOutput)):
-            if not receiver.single_string_input:
-                excluded.append(key)
-                continue
-            (spec,) = receiver.inputs.values()
-            method = CLASSIFY if isinstance(output, eo.ClassificationOutput) else REGRESS
-            plans.append(_SignaturePlan(key, method, {"inputs": spec}, output.as_dict()))
-        elif isinstance(output, eo.ExportOutput):
-            plans.append(_SignaturePlan(key, PREDICT, dict(receiver.inputs), output.as_dict()))
-        else:
+        method = getattr(output, "signature_method", None)
+        if method not in (CLASSIFY, REGRESS, PREDICT) or not callable(getattr(output, "as_dict", None)):
             raise ExportError(
                 f"export_outputs[{key!r}] must be an ExportOutput (PredictOutput, "
                 f"ClassificationOutput, RegressionOutput); got {type(output).__name__}."
             )
+        if method in (CLASSIFY, REGRESS):
+            if not receiver.single_string_input:
+                excluded.append(key)
+                continue
+            (spec,) = receiver.inputs.values()
+            plans.append(_SignaturePlan(key, method, {"inputs": spec}, output.as_dict()))
+        else:
+            plans.append(_SignaturePlan(key, PREDICT, dict(receiver.inputs), output.as_dict()))
     if excluded:
         logger.info("Signatures EXCLUDED from export because they cannot be served via "
                     "TensorFlow Serving APIs: %s (the receiver is not one string tensor)", excluded)
@@ -230,8 +229,10 @@ def build(
     modules: Sequence[torch.nn.Module],
     assets_extra: Mapping[str, str] | None = None,
     what: str = "model",
+    exact: bool = False,
 ) -> str:
-    """Exports `run` under `export_dir_base/<timestamp>/`; returns that directory (str).
+    """Exports `run` under `export_dir_base/<timestamp>/` (or into `export_dir_base` itself
+    with `exact`, replacing what is there); returns that directory (str).
 
     `run(features)` returns {signature key: ExportOutput}; `modules` hold the weights `run`
     uses (they become the program's parameters)."""
@@ -298,20 +299,24 @@ def build(
         "signatures": signatures,
         "torch_version": torch.__version__,
     }
-    return _write(export_dir_base, document, graph, tensors, assets, assets_extra)
+    return _write(export_dir_base, document, graph, tensors, assets, assets_extra, exact)
 
 
 def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, tensors: dict[str, torch.Tensor],
-           assets: Mapping[str, str], assets_extra: Mapping[str, str] | None) -> str:
-    base = os.fspath(export_dir_base)
-    if isinstance(base, bytes):
-        base = base.decode()
+           assets: Mapping[str, str], assets_extra: Mapping[str, str] | None, exact: bool = False) -> str:
+    base = os.fsdecode(export_dir_base)
+    if exact:
+        target = os.path.abspath(base)
+        base = os.path.dirname(target)
     os.makedirs(base, exist_ok=True)
-    timestamp = int(time.time())
+    # TF's version names: Unix seconds, and always above the newest version present (so the
+    # newest export is the highest number even after older ones were removed)
+    present = [int(n) for n in os.listdir(base) if n.isdigit()]
+    timestamp = max([int(time.time())] + [n + 1 for n in present])
     while os.path.exists(os.path.join(base, str(timestamp))):
         timestamp += 1
     temp = os.path.join(base, f"temp-{timestamp}-{os.getpid()}")
-    final = os.path.join(base, str(timestamp))
+    final = target if exact else os.path.join(base, str(timestamp))
     try:
         os.makedirs(temp)
         _layout.write_files(temp, document, graph, tensors)
@@ -332,7 +337,9 @@ def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, ten
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 shutil.copyfile(source, target)
         state_io.fsync_dir(temp)
-        while True:
+        if exact:
+            _replace_directory(temp, final)
+        while not exact:
             try:
                 os.rename(temp, final)
                 break
@@ -347,3 +354,22 @@ def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, ten
         raise
     logger.info("SavedModel written to: %s", final)
     return final
+
+
+def _replace_directory(new: str, target: str) -> None:
+    """Puts directory `new` at `target`: an existing `target` is moved aside first and removed
+    after, so `target` holds either the old export or the new one, never a mix."""
+    if os.path.exists(target):
+        if not os.path.isdir(target):
+            raise ValueError(f"Cannot export to {target}: it exists and is not a directory.")
+        if os.listdir(target) and not os.path.isfile(os.path.join(target, _layout.DOCUMENT)):
+            raise ValueError(
+                f"Cannot export to {target}: it is a non-empty directory that holds no export. "
+                "Give a new or empty directory."
+            )
+        old = f"{target}.old-{os.getpid()}"
+        os.rename(target, old)
+        os.rename(new, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(new, target)

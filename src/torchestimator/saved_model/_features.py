@@ -60,6 +60,31 @@ def _number(item: Any, key: str, row: int, integer: bool) -> Any:
     return float(item)
 
 
+def _fixed_numeric(columns: Mapping[str, list], feature_spec: Mapping[str, Any], size: int) -> dict[str, Any] | None:
+    """The common case without building Examples: every feature of the spec present for every
+    example, each a `FixedLenFeature` of numbers with the right count. None (take the
+    Example path, which also gives the errors) for anything else."""
+    if set(columns) != set(feature_spec) or size == 0:
+        return None
+    out: dict[str, Any] = {}
+    for key, column in columns.items():
+        spec = feature_spec[key]
+        if type(spec).__name__ != "FixedLenFeature" or spec.dtype is _dtypes.string:
+            return None
+        try:
+            array = np.asarray(column)
+        except ValueError:  # ragged
+            return None
+        if array.dtype.kind not in ("f", "i", "u") or (array.dtype.kind == "f" and not spec.dtype.is_floating_point):
+            return None
+        shape = tuple(int(d) for d in spec.shape)
+        if array.size != size * int(np.prod(shape, dtype=np.int64)):
+            return None
+        numpy_dtype = np.float32 if spec.dtype is torch.float32 else torch.empty((), dtype=spec.dtype).numpy().dtype
+        out[key] = torch.from_numpy(np.ascontiguousarray(array, dtype=numpy_dtype).reshape((size,) + shape))
+    return out
+
+
 def features_from_values(values: Mapping[str, Any], feature_spec: Mapping[str, Any], signature: str) -> dict[str, Any]:
     """Returns `tf.io.parse_example` of the Examples holding `values` (feature name ->
     per-example values, batch first) under `feature_spec`. Raises ValueError/TypeError
@@ -86,6 +111,9 @@ def features_from_values(values: Mapping[str, Any], feature_spec: Mapping[str, A
         raise ValueError(f"Signature {signature!r}: the features have different numbers of examples: "
                          + ", ".join(f"{k}: {len(c)}" for k, c in columns.items()) + ".")
     size = sizes.pop() if sizes else 0
+    direct = _fixed_numeric(columns, feature_spec, size)
+    if direct is not None:
+        return direct
     serialized = np.empty(size, dtype=object)
     for row in range(size):
         example = Example()

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch._export.serde import serialize as _serde
 
 #: Name prefixes that keep the program's state dict and its constants apart in one file.
 _STATE = "state:"
@@ -22,6 +21,8 @@ _CONSTANT = "constant:"
 
 def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict[str, torch.Tensor]]:
     """Returns (the graph as JSON bytes, the tensors the graph needs by stored name)."""
+    from torch._export.serde import serialize as _serde
+
     artifact = _serde.serialize(
         program, serialize_state_dict=False, serialize_constants=False, serialize_example_inputs=False
     )
@@ -41,6 +42,8 @@ def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict
 
 def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: str) -> torch.export.ExportedProgram:
     """Rebuilds the program from `program_to_bytes`' output; errors name `source`."""
+    from torch._export.serde import serialize as _serde
+
     state: dict[str, Any] = {}
     constants: dict[str, Any] = {}
     for name, value in tensors.items():

@@ -220,7 +220,7 @@ def as_string_batch(value: Any, name: str, signature: str) -> np.ndarray:
             f"Input {name!r} of signature {signature!r} must be a batch of serialized "
             f"tf.train.Example strings (bytes); got a {value.dtype} tensor."
         )
-    array = np.asarray(value, dtype=object)
+    array = np.array(value, dtype=object)  # a copy: the caller's array is never changed
     if array.ndim != 1:
         raise ValueError(
             f"Input {name!r} of signature {signature!r} must be a 1-D batch of serialized "
@@ -242,7 +242,7 @@ def convert_input(value: Any, spec: TensorSpec, name: str, signature: str) -> An
     TypeError/ValueError naming the input, the expected and the actual dtype or shape."""
     expected_shape = spec.shape
     if spec.dtype is _dtypes.string:
-        array = np.asarray(value, dtype=object)
+        array = np.array(value, dtype=object)  # a copy: the caller's array is never changed
         flat = array.reshape(-1)
         for index, item in enumerate(flat):
             if isinstance(item, str):

@@ -34,6 +34,8 @@ _NAMES = {
         "truncated_normal_initializer", "variance_scaling_initializer", "zeros_initializer",
     )
 }
+# A placeholder describes a serving input receiver's input (there is no graph to feed).
+_NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,7 @@ layers are added; otherwise it is built from the first batch it sees.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -130,8 +131,19 @@ class Sequential(Functional):
         self._rebuild()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if getattr(self, "_feature_dict_stack", False):
+            return super().__call__(*args, **kwargs)
         if not self.built and self._stack:
             inputs = args[0] if args else next(iter(kwargs.values()))
+            if isinstance(inputs, Mapping):
+                # A dict of features (TF's `Sequential([DenseFeatures(columns), ...])`): there is
+                # no one input shape to build a graph on, so the layers run one after another.
+                self._feature_dict_stack = True
+                for layer in self._stack:  # their weights are the model's (no graph registers them)
+                    if not any(m is layer for m in self._modules.values()):
+                        self.add_module(layer.name.replace(".", "_").replace("/", "_"), layer)
+                self.built = True
+                return super().__call__(*args, **kwargs)
             if isinstance(inputs, KerasTensor):
                 x = inputs
                 for layer in self._stack:
@@ -145,6 +157,15 @@ class Sequential(Functional):
                 self._set_input_layer(Input(batch_shape=shape)._keras_history.layer)
             self._rebuild()
         return super().__call__(*args, **kwargs)
+
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
+        """Runs the stacked layers on `inputs` (through the graph when it has one)."""
+        if not getattr(self, "_feature_dict_stack", False):
+            return super().call(inputs, training=training, mask=mask)
+        x = inputs
+        for layer in self._stack:
+            x = layer(x, training=training) if layer._call_accepts_training else layer(x)
+        return x
 
     # ------------------------------------------------------------------ structure
     @property

@@ -1,0 +1,253 @@
+"""Serving benchmark: the Iris DNNClassifier export, in process and over REST.
+
+    python bench/bench_serving.py [--duration 10] [--clients 64] [--threads 0,8]
+
+1. In process: `loaded.signatures["predict"](examples=...)` calls per second
+   at batch 1 and batch 100 (serialized tf.train.Examples: parsing included),
+   and `call_on_features` on the same rows (no Example bytes).
+2. REST: `torchestimator serve` as a subprocess; `--clients` concurrent
+   keep-alive connections each POST `:predict` with one instance (a plain
+   feature dict, and a b64 Example) for `--duration` seconds: requests/s,
+   p50/p99 latency, errors, and the server's peak RSS (VmHWM) with one model.
+   The load generator is a minimal asyncio HTTP/1.1 client (on uvloop when
+   installed), not an HTTP library: a library client would spend more of the
+   machine's cores than the server under test.
+
+Client and server share this machine's cores; `nproc` is printed with the
+figures. The export is made once (a few training steps) unless
+`--export_base` names an existing base directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import numpy as np
+
+import torchestimator as tf
+
+IRIS = tf.datasets.iris.FEATURE_NAMES
+ROW = {"SepalLength": 5.1, "SepalWidth": 3.3, "PetalLength": 1.7, "PetalWidth": 0.5}
+
+
+def make_export(base: str) -> str:
+    """Trains the Iris DNNClassifier [10, 10] briefly and exports it under base/1."""
+    (x, y), _ = tf.datasets.iris.load_data()
+    features = {k: np.ascontiguousarray(x[:, i]) for i, k in enumerate(IRIS)}
+    columns = [tf.feature_column.numeric_column(k) for k in IRIS]
+    estimator = tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=columns,
+                                           n_classes=3, model_dir=os.path.join(base, "..", "m"))
+    estimator.train(lambda: tf.data.Dataset.from_tensor_slices((features, y)).repeat().batch(32),
+                    steps=50)
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec(columns))
+    path = os.fsdecode(estimator.export_saved_model(os.path.join(base, "..", "exports"), receiver))
+    target = os.path.join(base, "1")
+    os.makedirs(base, exist_ok=True)
+    os.rename(path, target)
+    return target
+
+
+def serialized(rows: list[dict]) -> list[bytes]:
+    """The rows as serialized tf.train.Examples."""
+    out = []
+    for row in rows:
+        example = tf.train.Example()
+        for key, value in row.items():
+            example.features.feature[key].float_list.value.append(value)
+        out.append(example.SerializeToString())
+    return out
+
+
+def rate(fn, seconds: float = 2.0) -> float:
+    """Calls per second of `fn()` over about `seconds`."""
+    fn()
+    calls, start = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        for _ in range(10):
+            fn()
+        calls += 10
+    return calls / elapsed
+
+
+def in_process(export_dir: str) -> list[tuple[str, float]]:
+    """(label, calls/s) of the signature called in this process."""
+    loaded = tf.saved_model.load(export_dir)
+    predict = loaded.signatures["predict"]
+    rows = []
+    for batch in (1, 100):
+        examples = serialized([ROW] * batch)
+        columns = {k: np.full(batch, ROW[k], dtype=np.float32) for k in IRIS}
+        rows.append((f'signatures["predict"](examples=...) batch {batch}',
+                     rate(lambda e=examples: predict(examples=e))))
+        rows.append((f"call_on_features batch {batch}",
+                     rate(lambda c=columns: predict.call_on_features(c))))
+    return rows
+
+
+def free_port() -> int:
+    """A free TCP port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(base: str, port: int, threads: int, extra: list[str]) -> subprocess.Popen:
+    """`torchestimator serve` on `port` (with `extra` flags), once it answers."""
+    command = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
+               "--rest_api_port", str(port), "--model_name", "iris", "--model_base_path", base,
+               "--log_level", "warning"]
+    if threads:
+        command += ["--rest_api_num_threads", str(threads)]
+    process = subprocess.Popen(command + extra)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models/iris", timeout=5):
+                return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError("the server did not start")
+
+
+def _status_mib(pid: int, field: str) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def peak_rss_mib(pid: int) -> float:
+    """Peak RSS (VmHWM) in MiB of the server: of each worker process, when it has workers
+    (the model is loaded in each), summed."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        children = []
+    workers = [c for c in children if _status_mib(c, "VmHWM") > 100]  # not the resource tracker
+    return sum(_status_mib(p, "VmHWM") for p in (workers or [pid]))
+
+
+async def _client(port: int, request: bytes, stop_at: float, latencies: list, errors: list) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line[:15].lower() == b"content-length:":
+                    length = int(line[15:])
+            body = await reader.readexactly(length)
+            latencies.append(time.perf_counter() - started)
+            if head[9:12] != b"200":
+                errors.append(body)
+    except (OSError, asyncio.IncompleteReadError) as error:
+        errors.append(repr(error))
+    finally:
+        writer.close()
+
+
+def load_test(port: int, body: dict, clients: int, seconds: float) -> dict:
+    """Requests/s, latency percentiles and errors of `clients` keep-alive connections."""
+    payload = json.dumps(body).encode()
+    request = (b"POST /v1/models/iris:predict HTTP/1.1\r\nHost: localhost\r\n"
+               b"Content-Type: application/json\r\n"
+               + f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+    latencies: list[float] = []
+    errors: list = []
+
+    async def run() -> float:
+        started = time.perf_counter()
+        stop_at = started + seconds
+        await asyncio.gather(*(_client(port, request, stop_at, latencies, errors)
+                               for _ in range(clients)))
+        return time.perf_counter() - started
+
+    try:
+        import uvloop
+
+        elapsed = uvloop.run(run())
+    except ImportError:
+        elapsed = asyncio.run(run())
+    latencies.sort()
+    return {
+        "requests/s": len(latencies) / elapsed,
+        "p50 ms": 1000 * statistics.median(latencies) if latencies else float("nan"),
+        "p99 ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan"),
+        "errors": len(errors),
+        "first error": str(errors[0])[:200] if errors else "",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--threads", default="0",
+                        help="comma-separated --rest_api_num_threads values (0: the default)")
+    parser.add_argument("--server_args", default="",
+                        help="more `torchestimator serve` flags, e.g. "
+                        "'--tensorflow_intra_op_parallelism=1'")
+    parser.add_argument("--export_base", help="an existing base directory of versions")
+    parser.add_argument("--skip_in_process", action="store_true")
+    args = parser.parse_args()
+
+    base = args.export_base or os.path.join(tempfile.mkdtemp(prefix="bench-serving-"), "iris")
+    if not args.export_base:
+        make_export(base)
+    version_dir = os.path.join(base, max(os.listdir(base), key=int))
+    print(f"nproc={os.cpu_count()}  torch threads={__import__('torch').get_num_threads()}  "
+          f"export={version_dir}")
+    if not args.skip_in_process:
+        print("\nIn process (Iris DNNClassifier [10, 10], parsing receiver)")
+        print(f"{'call':<52}{'calls/s':>12}{'us/call':>10}")
+        for label, per_second in in_process(version_dir):
+            print(f"{label:<52}{per_second:>12,.0f}{1e6 / per_second:>10.0f}")
+
+    example = base64.b64encode(serialized([ROW])[0]).decode()
+    bodies = {
+        "feature dict": {"signature_name": "predict", "instances": [ROW]},
+        "b64 Example": {"signature_name": "predict", "instances": [{"b64": example}]},
+    }
+    print(f"\nREST :predict, batch 1, {args.clients} keep-alive clients, {args.duration:.0f} s each"
+          + (f", server flags: {args.server_args}" if args.server_args else ""))
+    print(f"{'threads':>8} {'body':<14}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}"
+          f"{'peak RSS MiB':>14}")
+    for threads in (int(t) for t in args.threads.split(",")):
+        port = free_port()
+        server = start_server(base, port, threads, args.server_args.split())
+        try:
+            idle_peak = peak_rss_mib(server.pid)
+            for name, body in bodies.items():
+                load_test(port, body, args.clients, 1.0)  # warm-up
+                figures = load_test(port, body, args.clients, args.duration)
+                peak = peak_rss_mib(server.pid)
+                print(f"{threads or 'default':>8} {name:<14}{figures['requests/s']:>10,.0f}"
+                      f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}{figures['errors']:>8}"
+                      f"{peak:>14.0f}")
+                if figures["errors"]:
+                    print(f"         first error: {figures['first error']}")
+            print(f"{'':>8} (peak RSS right after loading the model: {idle_peak:.0f} MiB)")
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""`tf.io`: `tf.train.Example` parsing and TFRecord files.
+
+    features = tf.io.parse_example(serialized, {
+        "x": tf.io.FixedLenFeature([4], tf.float32),
+        "kind": tf.io.VarLenFeature(tf.string),
+    })
+    with tf.io.TFRecordWriter("train.tfrecord") as w:
+        w.write(example.SerializeToString())
+
+`parse_example` gives torch tensors for numbers, numpy object arrays of bytes
+for strings and `tf.SparseTensor`s for `VarLenFeature`s.
+"""
+
+from torchestimator.feature_column.parse_spec import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+)
+from torchestimator.io import gfile
+from torchestimator.io._parse_example import parse_example, parse_single_example
+from torchestimator.io._sequence_example import (
+    parse_sequence_example,
+    parse_single_sequence_example,
+)
+from torchestimator.io._tfrecord import TFRecordOptions, TFRecordWriter, tf_record_iterator

@@ -1,0 +1,38 @@
+"""Serving exports over HTTP with TensorFlow Serving's REST API (`torchestimator serve`).
+
+    torchestimator serve --rest_api_port=8501 --model_name=iris --model_base_path=/exports/iris
+
+answers, as `tensorflow_model_server` does:
+
+    GET  /v1/models/iris[/versions/N]            {"model_version_status": [...]}
+    GET  /v1/models/iris[/versions/N]/metadata   {"model_spec": ..., "metadata": {"signature_def": ...}}
+    POST /v1/models/iris[/versions/N]:predict    {"instances": [...]} -> {"predictions": [...]}
+                                                 {"inputs": ...}      -> {"outputs": ...}
+    POST /v1/models/iris[/versions/N]:classify   {"examples": [...], "context": {...}}
+                                                 -> {"results": [[["label", score], ...], ...]}
+    POST /v1/models/iris[/versions/N]:regress    -> {"results": [value, ...]}
+
+Errors are `{"error": "..."}` with 400 (bad request), 404 (unknown model,
+version or path), 413 (body over --max_body_bytes), 504 (over
+--rest_api_timeout_in_ms) or 500 (the model failed); the server keeps
+serving. Bytes travel as `{"b64": "..."}` both ways (outputs whose name ends
+in `_bytes`). Beyond TF Serving, an export with a parsing receiver also takes
+plain feature dicts in `:predict` (`{"instances": [{"x": 1.5, "kind": "a"}]}`).
+
+Versions: the newest numbered directory under the base path is served; an
+older one loads on the first request naming it; new versions are picked up
+while serving (every --file_system_poll_wait_seconds) and swapped in once
+loaded. SIGTERM stops gracefully (requests in flight are answered; exit 0).
+Requests are parsed and run on a thread pool, off the event loop;
+`--rest_api_workers N` (beyond TF Serving) runs N processes on the port.
+Needs the `serving` extra (Uvicorn).
+"""
+
+from torchestimator.serving._server import (
+    app_from_environment,
+    create_app,
+    default_num_threads,
+    serve,
+)
+
+__all__ = ["app_from_environment", "create_app", "default_num_threads", "serve"]

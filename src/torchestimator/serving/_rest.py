@@ -1,0 +1,393 @@
+"""TensorFlow Serving's REST API over loaded exports, independent of the HTTP server.
+
+`RestApi.handle(method, path, body)` answers one request with an HTTP status
+and a JSON body, as TF Serving's `http_rest_api_handler.cc` does:
+
+    GET  /v1/models/NAME[/versions/N]            model status
+    GET  /v1/models/NAME[/versions/N]/metadata   signature defs
+    POST /v1/models/NAME[/versions/N]:predict    {"instances": ...} | {"inputs": ...}
+    POST /v1/models/NAME[/versions/N]:classify   {"examples": [...], "context": {...}}
+    POST /v1/models/NAME[/versions/N]:regress    the same
+
+Paths match case-insensitively, as TF Serving's. Any failure is answered
+`{"error": "<message>"}` with 400 (a bad request), 404 (an unknown model,
+version or path) or 500 (the model failed), and the server carries on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from torchestimator.serving._errors import RequestError, not_found, shorten
+from torchestimator.serving._features import check_columns, feature_columns
+from torchestimator.serving._json_tensor import (
+    decode_input,
+    float32_for_json,
+    is_b64_object,
+    json_type,
+    outputs_to_columnar_json,
+    outputs_to_row_json,
+    spec_dtype_name,
+    to_numpy,
+)
+from torchestimator.serving._versions import ModelVersions, Servable
+
+_LOG = logging.getLogger("torchestimator.serving")
+
+_PREDICTION = re.compile(
+    r"/v1/models/([^/:]+)(?:/versions/(\d+)|/labels/([^/:]+))?:(classify|regress|predict)",
+    re.IGNORECASE)
+_STATUS = re.compile(
+    r"/v1/models(?:/([^/:]+))?(?:/versions/(\d+)|/labels/([^/:]+))?(/metadata)?",
+    re.IGNORECASE)
+DEFAULT_SIGNATURE = "serving_default"
+CLASSIFY_METHOD = "tensorflow/serving/classify"
+REGRESS_METHOD = "tensorflow/serving/regress"
+_TF_DTYPES = {
+    "float16": "DT_HALF", "bfloat16": "DT_BFLOAT16", "float32": "DT_FLOAT",
+    "float64": "DT_DOUBLE", "int8": "DT_INT8", "int16": "DT_INT16", "int32": "DT_INT32",
+    "int64": "DT_INT64", "uint8": "DT_UINT8", "uint16": "DT_UINT16", "uint32": "DT_UINT32",
+    "uint64": "DT_UINT64", "bool": "DT_BOOL", "string": "DT_STRING",
+    "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128",
+}
+
+
+class RestApi:
+    """Answers TF Serving REST requests for `models` (model name -> ModelVersions)."""
+
+    def __init__(self, models: Mapping[str, ModelVersions]):
+        self._models = dict(models)
+
+    # ------------------------------------------------------------------------ dispatch
+    def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        """Answers one request: returns (HTTP status, JSON body bytes)."""
+        try:
+            status, payload = 200, self._dispatch(method.upper(), path, body)
+        except RequestError as error:
+            status, payload = error.status, {"error": error.message}
+        except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
+            _LOG.exception("Request %s %s failed", method, path)
+            status, payload = 500, {"error": f"Internal error: {type(error).__name__}: {error}"}
+        return status, json.dumps(payload, allow_nan=True, ensure_ascii=False).encode("utf-8")
+
+    def _dispatch(self, method: str, path: str, body: bytes) -> dict:
+        prediction = _PREDICTION.fullmatch(path)
+        status = None if prediction else _STATUS.fullmatch(path)
+        if prediction is not None:
+            if method != "POST":
+                raise RequestError(
+                    f"Malformed request: {method} {path}; :{prediction.group(4).lower()} takes "
+                    "POST with a JSON body")
+            name, version, label, verb = prediction.groups()
+            servable = self._servable(name, _version(version), label)
+            document = _parse_json(body)
+            verb = verb.lower()
+            if verb == "predict":
+                return self._predict(servable, document)
+            return self._classify_or_regress(servable, document, verb)
+        if status is not None:
+            name, version, label, metadata = status.groups()
+            if method != "GET":
+                raise RequestError(
+                    f"Malformed request: {method} {path}; the model "
+                    f"{'metadata' if metadata else 'status'} API takes GET (POST is for "
+                    ":predict, :classify and :regress)")
+            if not name:
+                raise RequestError("Missing model name in request: GET /v1/models/NAME")
+            models = self._model(name, _version(version))
+            if label is not None:
+                raise _label_error(name, label)
+            if metadata:
+                return _metadata(name, models.get(_version(version)))
+            return {"model_version_status": models.status(_version(version))}
+        if path.lower().startswith("/v1/"):
+            raise RequestError(
+                f"Malformed request: {method} {path}; the API is GET /v1/models/NAME"
+                "[/versions/N][/metadata] and POST /v1/models/NAME[/versions/N]:"
+                "(predict|classify|regress)")
+        raise not_found(f"Not found: {method} {path}; TensorFlow Serving's REST API is under "
+                        "/v1/models/NAME")
+
+    def _model(self, name: str, version: int | None = None) -> ModelVersions:
+        try:
+            return self._models[name]
+        except KeyError:
+            wanted = f"Latest({name})" if version is None else f"Specific({name}, {version})"
+            raise not_found(f"Servable not found for request: {wanted}; this server serves "
+                            f"model(s) {sorted(self._models)}") from None
+
+    def _servable(self, name: str, version: int | None, label: str | None) -> Servable:
+        models = self._model(name, version)
+        if label is not None:
+            raise _label_error(name, label)
+        return models.get(version)
+
+    # ------------------------------------------------------------------------- predict
+    def _predict(self, servable: Servable, document: dict) -> dict:
+        signature = servable.signature(_signature_name(document))
+        has_instances, has_inputs = "instances" in document, "inputs" in document
+        if has_instances and has_inputs:
+            raise RequestError("Not formatted correctly: expecting only one of 'inputs' or "
+                               "'instances' keys to exist, got both")
+        if not has_instances and not has_inputs:
+            raise RequestError("Missing 'inputs' or 'instances' key: a :predict body is "
+                               '{"instances": [...]} (row format) or {"inputs": ...} (columnar)')
+        names = list(signature.inputs)
+        if not names:
+            raise RequestError("Failed to get input map for signature: the signature has no inputs")
+        if has_instances:
+            instances = document["instances"]
+            if not isinstance(instances, list):
+                raise RequestError(f"Expecting 'instances' to be an list/array; got "
+                                   f"{json_type(instances)}")
+            if not instances:
+                raise RequestError("No values in 'instances' array")
+            first = instances[0]
+            if _is_object(first) and self._takes_features(servable, signature, first):
+                columns = feature_columns(instances, None, servable.feature_spec, "instances",
+                                          strict=True)
+                return outputs_to_row_json(_call_features(signature, columns))
+            arrays = _instances_to_arrays(instances, names, signature.inputs)
+            return outputs_to_row_json(_call(signature, arrays))
+        inputs = document["inputs"]
+        if _is_object(inputs) and self._takes_features(servable, signature, inputs):
+            check_columns(inputs, servable.feature_spec)
+            return outputs_to_columnar_json(_call_features(signature, inputs))
+        arrays = _inputs_to_arrays(inputs, names, signature.inputs)
+        return outputs_to_columnar_json(_call(signature, arrays))
+
+    @staticmethod
+    def _takes_features(servable: Servable, signature: Any, obj: dict) -> bool:
+        """True when `obj` holds features rather than the signature's named inputs: the
+        export parses Examples and the keys are not the signature's input names."""
+        return servable.feature_spec is not None and not set(obj) & set(signature.inputs)
+
+    # --------------------------------------------------------------- classify, regress
+    def _classify_or_regress(self, servable: Servable, document: dict, verb: str) -> dict:
+        name = _signature_name(document)
+        signature = servable.signature(name)
+        expected = CLASSIFY_METHOD if verb == "classify" else REGRESS_METHOD
+        method = getattr(signature, "method_name", "")
+        if method != expected:
+            kind = "classification" if verb == "classify" else "regression"
+            others = sorted(k for k, s in servable.signatures.items()
+                            if getattr(s, "method_name", "") == expected)
+            hint = (f'; give "signature_name" one of {others}' if others
+                    else f"; this export has no {kind} signature")
+            raise RequestError(f"Expected {kind} signature method_name to be {expected}. Was: "
+                               f"{method} (signature {name!r}){hint}")
+        if "examples" not in document:
+            raise RequestError(f"When method is {verb}, key 'examples' is expected and was not "
+                               "found")
+        examples = document["examples"]
+        if not isinstance(examples, list):
+            raise RequestError(f"Expecting 'examples' value to be an list/array; got "
+                               f"{json_type(examples)}")
+        if not examples:
+            raise RequestError("'examples' value is an empty array")
+        context = document.get("context")
+        if servable.feature_spec is not None:
+            columns = feature_columns(examples, context, servable.feature_spec, "examples",
+                                      strict=False)
+            outputs = _call_features(signature, columns)
+        else:
+            outputs = _call(signature, _serialized_examples(signature, examples, context))
+        if verb == "classify":
+            return {"results": _classification_results(outputs, len(examples))}
+        return {"results": _regression_results(outputs, len(examples))}
+
+
+# --------------------------------------------------------------------------- helpers
+def _metadata(name: str, servable: Servable) -> dict:
+    """TF Serving's GetModelMetadataResponse: the model spec and every signature def."""
+    signature_def = {
+        key: {
+            "inputs": {k: _tensor_info(k, s) for k, s in sig.inputs.items()},
+            "outputs": {k: _tensor_info(k, s) for k, s in sig.outputs.items()},
+            "method_name": getattr(sig, "method_name", ""),
+        }
+        for key, sig in servable.signatures.items()
+    }
+    return {
+        "model_spec": {"name": name, "signature_name": "", "version": str(servable.version)},
+        "metadata": {"signature_def": {"signature_def": signature_def}},
+    }
+
+
+def _version(text: str | None) -> int | None:
+    if text is None:
+        return None
+    version = int(text)
+    if version > 2**63 - 1:
+        raise RequestError(f"Failed to convert version: {text} to numeric (int64)")
+    return version
+
+
+def _label_error(name: str, label: str) -> RequestError:
+    return not_found(f"Unrecognized servable version label: {label} (model {name!r}); version "
+                     "labels need a --model_config_file, which this server does not read yet: "
+                     "use /versions/N")
+
+
+def _parse_json(body: bytes) -> dict:
+    if not body:
+        raise RequestError("JSON Parse error: The document is empty")
+    try:
+        document = json.loads(body)
+    except json.JSONDecodeError as error:
+        raise RequestError(f"JSON Parse error: {error.msg} at offset: {error.pos}") from None
+    except UnicodeDecodeError as error:
+        raise RequestError(f"JSON Parse error: the body is not UTF-8 text ({error})") from None
+    except RecursionError:
+        raise RequestError("JSON Parse error: the document is nested too deeply") from None
+    if not isinstance(document, dict):
+        raise RequestError(f"JSON Value: {shorten(document)} Is not object; the body must be a "
+                           "JSON object")
+    return document
+
+
+def _signature_name(document: dict) -> str:
+    name = document.get("signature_name", DEFAULT_SIGNATURE)
+    if not isinstance(name, str):
+        raise RequestError(f"JSON Value: {shorten(name)} not formatted correctly. "
+                           "'signature_name' key must be a string value.")
+    return name or DEFAULT_SIGNATURE
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict) and not is_b64_object(value)
+
+
+def _instances_to_arrays(instances: list, names: list[str], specs: Mapping[str, Any]
+                         ) -> dict[str, np.ndarray]:
+    if _is_object(instances[0]):
+        expected = set(names)
+        for index, instance in enumerate(instances):
+            if not _is_object(instance):
+                raise RequestError(f"Expecting object but got {json_type(instance)} at item "
+                                   f"{index} of 'instances' list")
+            if instance.keys() != expected:
+                missing = sorted(expected - instance.keys())
+                extra = sorted(instance.keys() - expected)
+                what = "; ".join(filter(None, [
+                    f"missing input(s) {missing}" if missing else "",
+                    f"extra input(s) {extra}" if extra else ""]))
+                raise RequestError(
+                    f"Failed to process element: {index} of 'instances' list: {what}; keys must "
+                    f"be equal to the signature's inputs: {','.join(sorted(names))}")
+        columns = {n: [instance[n] for instance in instances] for n in names}
+    else:
+        if len(names) > 1:
+            raise RequestError(
+                "instances is a plain list, but expecting list of objects as multiple input "
+                f"tensors required as per the signature: {','.join(sorted(names))}")
+        for index, instance in enumerate(instances):
+            if _is_object(instance):
+                raise RequestError(f"Expecting value/list but got object at item {index} of "
+                                   "'instances' list")
+        columns = {names[0]: instances}
+    return {n: decode_input(columns[n], n, specs[n]) for n in names}
+
+
+def _inputs_to_arrays(inputs: Any, names: list[str], specs: Mapping[str, Any]
+                      ) -> dict[str, np.ndarray]:
+    if not _is_object(inputs):
+        if len(names) > 1:
+            raise RequestError(
+                "inputs is a plain value/list, but expecting an object as multiple input tensors "
+                f"required as per the signature: {','.join(sorted(names))}")
+        return {names[0]: decode_input(inputs, names[0], specs[names[0]])}
+    missing = [n for n in names if n not in inputs]
+    if missing:
+        raise RequestError(f"Missing named input: {missing[0]} in 'inputs' object; the "
+                           f"signature's inputs are {sorted(names)}")
+    extra = sorted(k for k in inputs if k not in specs)
+    if extra:
+        raise RequestError(f"Unknown named input(s) {extra} in 'inputs' object; the signature's "
+                           f"inputs are {sorted(names)}")
+    return {n: decode_input(inputs[n], n, specs[n]) for n in names}
+
+
+def _call(signature: Any, arrays: Mapping[str, Any]) -> Mapping[str, Any]:
+    try:
+        return signature(**arrays)
+    except (ValueError, TypeError, KeyError) as error:
+        raise RequestError(_message(error)) from None
+
+
+def _call_features(signature: Any, features: Mapping[str, Any]) -> Mapping[str, Any]:
+    try:
+        return signature.call_on_features(features)
+    except (ValueError, TypeError, KeyError) as error:
+        raise RequestError(_message(error)) from None
+
+
+def _message(error: BaseException) -> str:
+    text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    return text or type(error).__name__
+
+
+def _serialized_examples(signature: Any, examples: list, context: Any) -> dict[str, np.ndarray]:
+    """The signature's one string input as serialized tf.train.Examples built from JSON (for an
+    export whose feature spec is not known to the server)."""
+    from torchestimator.serving._examples import examples_from_json
+
+    names = list(signature.inputs)
+    if len(names) != 1 or spec_dtype_name(signature.inputs[names[0]]) != "string":
+        raise RequestError(f"the signature takes {names}, not one batch of serialized "
+                           "tf.train.Examples, so it cannot :classify or :regress")
+    return {names[0]: examples_from_json(examples, context)}
+
+
+def _classification_results(outputs: Mapping[str, Any], n: int) -> list:
+    classes = outputs.get("classes")
+    scores = outputs.get("scores")
+    if classes is None and scores is None:
+        raise RequestError("the classification signature returned neither 'classes' nor "
+                           f"'scores' (outputs: {sorted(outputs)})", 500)
+    score_rows = None if scores is None else float32_for_json(
+        to_numpy(scores).astype(np.float32).reshape(n, -1)).tolist()
+    if classes is None:
+        label_rows = [[""] * len(row) for row in score_rows]
+    else:
+        labels = to_numpy(classes).reshape(n, -1)
+        label_rows = [[_label(v) for v in row] for row in labels.tolist()]
+    if score_rows is None:
+        score_rows = [[0.0] * len(row) for row in label_rows]
+    return [[[label, score] for label, score in zip(lr, sr)]
+            for lr, sr in zip(label_rows, score_rows)]
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _regression_results(outputs: Mapping[str, Any], n: int) -> list:
+    if "outputs" not in outputs:
+        raise RequestError("the regression signature returned no 'outputs' tensor (outputs: "
+                           f"{sorted(outputs)})", 500)
+    values = to_numpy(outputs["outputs"]).astype(np.float32)
+    if values.size != n:
+        raise RequestError(f"Expected output Tensor shape to be [{n}] or [{n}, 1]; got "
+                           f"{list(values.shape)}", 500)
+    return float32_for_json(values.reshape(n)).tolist()
+
+
+def _tensor_info(key: str, spec: Any) -> dict:
+    shape = getattr(spec, "shape", None)
+    if shape is None:
+        tensor_shape: dict = {"dim": [], "unknown_rank": True}
+    else:
+        tensor_shape = {"dim": [{"size": str(-1 if d is None else d), "name": ""} for d in shape],
+                        "unknown_rank": False}
+    name = getattr(spec, "name", None) or key
+    return {"dtype": _TF_DTYPES.get(spec_dtype_name(spec), "DT_INVALID"),
+            "tensor_shape": tensor_shape, "name": name if ":" in name else f"{name}:0"}
