@@ -51,6 +51,7 @@ from torchestimator._engine.state_io import (
     tensors_from_bytes,
     tensors_to_bytes,
 )
+from torchestimator._tf_formats import engine_hooks as _tf
 
 _log = logging.getLogger(__name__)
 
@@ -292,6 +293,8 @@ def _check_bytes(prefix: str, data: bytes, metadata: dict[str, Any]) -> None:
 
 def _verify(prefix: str) -> dict[str, Any]:
     """Returns the metadata of a complete checkpoint; raises CorruptCheckpointError/FileNotFoundError."""
+    if _tf.is_tf(prefix, METADATA_SUFFIX):  # TensorFlow's own format (`_tf_formats`)
+        return _tf.tf_metadata(prefix)
     key = os.path.abspath(prefix)
     sig = _signature(prefix)
     cached = _VERIFIED.get(key)
@@ -341,6 +344,9 @@ def _scan(directory: str, basename: str | None = None) -> list[tuple[int, str]]:
         stem = name[: -len(METADATA_SUFFIX)]
         if stem + TENSORS_SUFFIX in names:
             found.append((int(m.group("step")), os.path.join(directory, stem)))
+    # TensorFlow's own checkpoints (`<base>-<step>.index`, `_tf_formats`), e.g. a model_dir
+    # copied from another machine whose index names absolute paths that do not exist here.
+    found += _tf.scan(directory, names, basename, {p for _, p in found})
     return sorted(found)
 
 
@@ -471,6 +477,8 @@ def _resolve_prefix(prefix_or_dir: str) -> str:
 def checkpoint_metadata(prefix: str) -> dict[str, Any]:
     """The metadata of checkpoint `prefix` (`global_step`, `extra`, ...) without reading its
     tensors: checked as `load_checkpoint` checks it, less the hash of the tensor bytes."""
+    if _tf.is_tf(prefix, METADATA_SUFFIX):
+        return _tf.tf_metadata(prefix)
     return _read_metadata(prefix)
 
 
@@ -486,6 +494,8 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
       FileNotFoundError: there is no checkpoint at `prefix`.
     """
     prefix = _resolve_prefix(prefix)
+    if _tf.is_tf(prefix, METADATA_SUFFIX):  # metadata["format"] == "tensorflow"
+        return _tf.load_tf_checkpoint(prefix)
     metadata = _read_metadata(prefix)
     tensors_path = prefix + TENSORS_SUFFIX
     with open(tensors_path, "rb") as f:
@@ -510,6 +520,8 @@ def list_variables(prefix_or_dir: str) -> list[tuple[str, list[int]]]:
       A list of `(name, shape)` tuples sorted by name; shapes are lists of ints.
     """
     prefix = _resolve_prefix(prefix_or_dir)
+    if _tf.is_tf(prefix, METADATA_SUFFIX):
+        return _tf.list_tf_variables(prefix)
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
     try:
@@ -527,6 +539,8 @@ def load_variable(prefix_or_dir: str, name: str) -> np.ndarray:
       KeyError: `name` is not in the checkpoint (the message lists similar names).
     """
     prefix = _resolve_prefix(prefix_or_dir)
+    if _tf.is_tf(prefix, METADATA_SUFFIX):
+        return _tf.load_tf_variable(prefix, name)
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
     try:

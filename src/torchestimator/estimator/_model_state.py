@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import random
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,10 @@ class ModelState:
 
     def metrics(self) -> list:
         """The metric objects model_fn created."""
-        from torchestimator.keras.metrics import Metric
-
-        return self.scope.created(Metric)
+        metric_module = sys.modules.get("torchestimator.keras.metrics._metric")
+        if metric_module is None:  # no metric class was ever loaded: model_fn created none
+            return []
+        return self.scope.created(metric_module.Metric)
 
     def is_built(self) -> bool:
         """True once model_fn ran at least once."""
@@ -264,6 +266,11 @@ class ModelState:
         """Loads weights, optimizer state and the global step from checkpoint `path`;
         returns its metadata. Raises ValueError naming a missing or mis-shaped variable."""
         tensors, meta = ckpt.load_checkpoint(path)
+        if "tensorflow" in (meta.get("format"), meta.get("extra", {}).get("source_format")):
+            # written by TensorFlow (or converted from its files): see `_tf_formats`
+            from torchestimator._tf_formats.estimator_names import adapt_tf_checkpoint
+
+            tensors, meta = adapt_tf_checkpoint(self, path, tensors, meta)
         restored, restored_optimizers = self._restore_objects(path, tensors)
         variables = {n: t for n, t in self.named_variables().items() if id(t) not in restored}
         missing = [n for n in variables if n not in tensors]

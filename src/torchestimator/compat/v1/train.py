@@ -52,6 +52,10 @@ def __getattr__(name: str) -> Any:
         from torchestimator.train._scaffold import Scaffold
 
         return Scaffold
+    if name == "checkpoint_exists":  # TF1 only: not in tf.train
+        from torchestimator._engine.checkpoint import checkpoint_exists
+
+        return checkpoint_exists
     if name in _FROM_TF_TRAIN:
         import torchestimator.train as train
 

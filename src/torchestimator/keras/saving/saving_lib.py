@@ -89,6 +89,16 @@ def load_model(
     """Loads a model saved by `model.save()`: same architecture, weights and (with
     `compile=True`) optimizer state, so it predicts identically and continues training."""
     filepath = os.fspath(filepath)
+    from torchestimator._tf_formats import keras_h5  # Keras 2's files: .h5, Keras 2.15 .keras
+
+    if keras_h5.is_hdf5(filepath):
+        return keras_h5.load_model_h5(filepath, custom_objects, compile)
+    if keras_h5.is_keras2_archive(filepath):
+        return keras_h5.load_keras2_archive(filepath, custom_objects, compile)
+    from torchestimator._tf_formats import keras_tf_checkpoint
+
+    if keras_tf_checkpoint.is_keras_savedmodel(filepath):
+        return keras_tf_checkpoint.load_model_savedmodel(filepath, custom_objects, compile)
     config, weights, opt_tensors, opt_meta = _read_archive(filepath)
     if not safe_mode and '"__lambda__"' in json.dumps(config):
         warnings.warn(
@@ -222,8 +232,18 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
     both; `skip_mismatch=True` also skips those whose shapes differ.
     """
     filepath = os.fspath(filepath)
+    if not os.path.exists(filepath) and os.path.exists(filepath + ".index"):  # TF's format
+        from torchestimator._tf_formats.keras_tf_checkpoint import load_weights_tf_checkpoint
+
+        load_weights_tf_checkpoint(model, filepath)
+        return
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"No weights file found at {filepath}")
+    from torchestimator._tf_formats import keras_h5  # Keras 2's HDF5 weight files
+
+    if keras_h5.is_hdf5(filepath):
+        keras_h5.load_weights_h5(model, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+        return
     if zipfile.is_zipfile(filepath):
         try:
             with zipfile.ZipFile(filepath) as archive:

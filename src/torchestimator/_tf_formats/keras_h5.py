@@ -1,0 +1,277 @@
+"""Keras 2 weight files (HDF5, read with `h5py`, the `h5` extra):
+
+* the legacy layout of `model.save("m.h5")` / `model.save_weights("w.h5")`: a `model_weights`
+  group (or the file's root) whose attribute `layer_names` lists the layers, each a group
+  whose attribute `weight_names` lists its weights (`dense/kernel:0`, ...) in Keras' order
+  (trainable, then non-trainable); `model_config` (JSON) describes the architecture.
+* the layout of Keras 2.13+'s `.keras` archives (`model.weights.h5`) and `*.weights.h5`
+  files: `layers/<snake_case class name>[_N]/vars/<i>`, a layer's sublayers in groups of
+  their attribute names (`cell`, `forward_layer`, ...).
+
+Our layers keep Keras' layouts (kernels `(in, out)` and HWIO, LSTM gates i,f,c,o, GRU gates
+z,r,h with `reset_after`'s `(2, 3*units)` bias, BatchNormalization's gamma, beta, moving
+mean, moving variance), so the arrays are assigned as they are, shapes checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+__all__ = ["is_hdf5", "load_keras_v3_weights", "load_model_h5", "load_weights_h5"]
+
+
+def is_hdf5(path: str) -> bool:
+    """True when the file at `path` starts with HDF5's signature."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(8) == HDF5_SIGNATURE
+    except OSError:
+        return False
+
+
+def _h5py() -> Any:
+    try:
+        import h5py
+    except ImportError as e:
+        raise ImportError(
+            "Reading Keras HDF5 files (.h5) needs h5py: pip install 'torchestimator[h5]'."
+        ) from e
+    return h5py
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _weighted_layers(model: Any) -> list:
+    return [layer for layer in model.layers if layer.weights]
+
+
+# ---------------------------------------------------------------------------------- legacy
+
+
+def _legacy_groups(group: Any, source: str) -> list[tuple[str, list[np.ndarray]]]:
+    if "layer_names" not in group.attrs:
+        raise ValueError(
+            f"{source} is not a Keras weights file: its HDF5 root has no 'layer_names' attribute "
+            "(nor a 'model_weights' group that has one)."
+        )
+    out = []
+    for raw in group.attrs["layer_names"]:
+        name = _text(raw)
+        layer_group = group[name]
+        names = [_text(n) for n in layer_group.attrs.get("weight_names", [])]
+        if names:
+            out.append((name, [np.asarray(layer_group[n]) for n in names]))
+    return out
+
+
+def _assign(layer: Any, values: list[np.ndarray], source: str, file_layer: str,
+            skip_mismatch: bool) -> bool:
+    # Keras 2's h5 order (`_legacy_weights`): trainable, then non-trainable, also for a nested
+    # model (whose `weights` go layer by layer)
+    weights = layer.trainable_weights + layer.non_trainable_weights
+    if len(weights) != len(values):
+        if skip_mismatch:
+            warnings.warn(f"Skipping loading weights for layer {layer.name!r}: it has "
+                          f"{len(weights)} weight(s), {source} has {len(values)} for {file_layer!r}.",
+                          stacklevel=3)
+            return False
+        raise ValueError(
+            f"Layer {layer.name!r} (#{type(layer).__name__}) expects {len(weights)} weight(s), but "
+            f"{source} holds {len(values)} for layer {file_layer!r}: the model is not the one that "
+            "wrote the file. Pass by_name=True to load only layers whose names match."
+        )
+    for weight, value in zip(weights, values):
+        if tuple(weight.shape) != tuple(value.shape):
+            if skip_mismatch:
+                warnings.warn(f"Skipping loading weights for layer {layer.name!r}: weight "
+                              f"{getattr(weight, 'name', '?')} has shape {tuple(weight.shape)}, the "
+                              f"file {tuple(value.shape)}.", stacklevel=3)
+                return False
+            raise ValueError(
+                f"Shape mismatch in layer {layer.name!r}: weight {getattr(weight, 'name', '?')} has "
+                f"shape {tuple(weight.shape)} in the model but {tuple(value.shape)} in {source} "
+                f"(layer {file_layer!r}). Pass skip_mismatch=True (with by_name=True) to skip it."
+            )
+    with torch.no_grad():
+        for weight, value in zip(weights, values):
+            weight.copy_(torch.as_tensor(np.asarray(value)).to(dtype=weight.dtype, device=weight.device))
+    return True
+
+
+def _load_legacy(model: Any, group: Any, source: str, by_name: bool, skip_mismatch: bool) -> None:
+    saved = _legacy_groups(group, source)
+    layers = _weighted_layers(model)
+    by_layer_name = {layer.name: layer for layer in layers}
+    if by_name or {n for n, _ in saved} == set(by_layer_name):
+        for name, values in saved:
+            layer = by_layer_name.get(name)
+            if layer is not None:
+                _assign(layer, values, source, name, skip_mismatch)
+        return
+    if len(saved) != len(layers):
+        raise ValueError(
+            f"Weight file {source} holds weights for {len(saved)} layer(s) "
+            f"({[n for n, _ in saved]}) but the model has {len(layers)} layer(s) with weights "
+            f"({[layer.name for layer in layers]}). Pass by_name=True to load the layers whose "
+            "names match."
+        )
+    for layer, (name, values) in zip(layers, saved):  # Keras' rule: by order
+        _assign(layer, values, source, name, skip_mismatch)
+
+
+# ---------------------------------------------------------------------------------- v3
+
+_CHILD_ORDER = {"vars": 0, "cell": 1, "layer": 2, "forward_layer": 3, "backward_layer": 4}
+
+
+def _snake(name: str) -> str:
+    intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
+
+
+def _v3_values(group: Any) -> list[np.ndarray]:
+    """The arrays under a layer's group in Keras' weight order: its own `vars/<i>`, then its
+    sublayers (`cell`, then the wrapped `layer` / `forward_layer`, `backward_layer`)."""
+    values: list[np.ndarray] = []
+    keys = sorted(group.keys(), key=lambda k: (_CHILD_ORDER.get(k, 10), k))
+    for key in keys:
+        if key == "vars":
+            values += [np.asarray(group["vars"][i]) for i in sorted(group["vars"].keys(), key=int)]
+        elif key == "layer" and "forward_layer" in group:
+            continue  # Bidirectional's template layer: its weights are the forward/backward ones
+        else:
+            values += _v3_values(group[key])
+    return values
+
+
+def load_keras_v3_weights(model: Any, h5file: Any, source: str, skip_mismatch: bool = False) -> None:
+    """Loads the weights of a Keras 2.13+ `model.weights.h5` (`layers/<name>/vars/<i>`) into
+    `model`: its layers (in `model.layers` order) are keyed as Keras keys them, by snake_case
+    class name numbered in order (`dense`, `dense_1`, ...)."""
+    if "layers" not in h5file:
+        raise ValueError(f"{source} has no 'layers' group: not a Keras weights file.")
+    saved = h5file["layers"]
+    counts: dict[str, int] = {}
+    for layer in model.layers:
+        base = _snake(type(layer).__name__)
+        n = counts.get(base, 0)
+        counts[base] = n + 1
+        key = base if n == 0 else f"{base}_{n}"
+        if not layer.weights:
+            continue
+        if key not in saved:
+            raise ValueError(
+                f"{source} holds no weights for layer {layer.name!r} (expected group 'layers/{key}'; "
+                f"it has {sorted(saved.keys())})."
+            )
+        _assign(layer, _v3_values(saved[key]), source, key, skip_mismatch)
+
+
+# ---------------------------------------------------------------------------------- entry points
+
+
+def load_weights_h5(model: Any, path: str, by_name: bool = False, skip_mismatch: bool = False) -> None:
+    """`model.load_weights(path)` for a Keras 2 HDF5 file (either layout)."""
+    h5py = _h5py()
+    with h5py.File(path, "r") as f:
+        if "layers" in f and "layer_names" not in f.attrs and "model_weights" not in f:
+            load_keras_v3_weights(model, f, path, skip_mismatch)
+            return
+        group = f["model_weights"] if "model_weights" in f else f
+        _load_legacy(model, group, path, by_name, skip_mismatch)
+
+
+def _compile(model: Any, training_config: dict, source: str) -> None:
+    from torchestimator.keras.saving import _registry
+
+    optimizer = training_config.get("optimizer_config")
+    try:
+        if isinstance(optimizer, dict):
+            optimizer = dict(optimizer)
+            optimizer["class_name"] = str(optimizer["class_name"]).split(">")[-1]  # Custom>Adam
+            inner = {k: v for k, v in optimizer.get("config", {}).items()
+                     if k not in ("is_legacy_optimizer", "jit_compile", "use_ema", "ema_momentum",
+                                  "ema_overwrite_frequency")}
+            optimizer = _registry.deserialize_keras_object(
+                {"class_name": optimizer["class_name"], "config": inner})
+        model.compile(optimizer=optimizer or "rmsprop", loss=training_config.get("loss"),
+                      metrics=training_config.get("metrics"),
+                      loss_weights=training_config.get("loss_weights"),
+                      weighted_metrics=training_config.get("weighted_metrics"))
+    except (TypeError, ValueError, KeyError) as error:
+        warnings.warn(f"{source}: the model was loaded but not compiled ({type(error).__name__}: "
+                      f"{error}); call model.compile() before training it.", stacklevel=3)
+
+
+def load_model_h5(path: str, custom_objects: dict | None = None, compile: bool = True) -> Any:
+    """`tf.keras.models.load_model(path)` for a Keras 2 HDF5 model file (`model_config` +
+    `model_weights`): the architecture rebuilt from its config, its weights loaded, and with
+    `compile=True` compiled as its `training_config` says (the optimizer starts afresh)."""
+    from torchestimator._tf_formats.keras_config import from_keras2_config
+    from torchestimator.keras.saving import _registry
+
+    h5py = _h5py()
+    with h5py.File(path, "r") as f:
+        if "model_config" not in f.attrs:
+            raise ValueError(
+                f"{path} holds no model config (the 'model_config' attribute): it is a weights "
+                "file (model.save_weights). Build the model and call model.load_weights() instead."
+            )
+        config = json.loads(_text(f.attrs["model_config"]))
+        model = _registry.deserialize_keras_object(from_keras2_config(config),
+                                                   custom_objects=custom_objects)
+        _load_legacy(model, f["model_weights"], path, by_name=False, skip_mismatch=False)
+        training = f.attrs.get("training_config")
+    if compile and training is not None:
+        _compile(model, json.loads(_text(training)), path)
+    return model
+
+
+KERAS_ARCHIVE_WEIGHTS = "model.weights.h5"
+
+
+def is_keras2_archive(path: str) -> bool:
+    """True when `path` is a Keras 2.13+ `.keras` zip (its weights in `model.weights.h5`)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return KERAS_ARCHIVE_WEIGHTS in names and "config.json" in names
+
+
+def load_keras2_archive(path: str, custom_objects: dict | None = None, compile: bool = True) -> Any:
+    """`tf.keras.models.load_model(path)` for a `.keras` archive written by Keras 2.15
+    (`config.json`, `metadata.json`, `model.weights.h5`): the model rebuilt from its config,
+    its weights loaded, compiled as its `compile_config` says (the optimizer starts afresh)."""
+    import io
+    import zipfile
+
+    from torchestimator._tf_formats.keras_config import from_keras2_config
+    from torchestimator.keras.saving import _registry
+
+    h5py = _h5py()
+    with zipfile.ZipFile(path) as archive:
+        config = json.loads(archive.read("config.json"))
+        weights = archive.read(KERAS_ARCHIVE_WEIGHTS)
+    model = _registry.deserialize_keras_object(
+        from_keras2_config({k: config[k] for k in ("class_name", "config") if k in config}),
+        custom_objects=custom_objects)
+    with h5py.File(io.BytesIO(weights), "r") as f:
+        load_keras_v3_weights(model, f, f"{path}/{KERAS_ARCHIVE_WEIGHTS}")
+    compile_config = config.get("compile_config")
+    if compile and isinstance(compile_config, dict):
+        optimizer = compile_config.get("optimizer")
+        _compile(model, {**compile_config, "optimizer_config": optimizer}, path)
+    return model
