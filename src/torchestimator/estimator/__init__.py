@@ -2,6 +2,13 @@
 warm starting — on PyTorch."""
 
 from torchestimator.estimator import experimental, export
+from torchestimator.estimator._exporter import (
+    BestExporter,
+    Exporter,
+    FinalExporter,
+    LatestExporter,
+)
+from torchestimator.estimator._training import EvalSpec, TrainSpec, train_and_evaluate
 from torchestimator.estimator.canned import (
     BaselineClassifier,
     BaselineEstimator,

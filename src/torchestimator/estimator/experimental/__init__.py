@@ -1,5 +1,7 @@
-"""`tf.estimator.experimental`: early stopping on eval results, and stopping at a checkpoint step."""
+"""`tf.estimator.experimental`: early stopping on eval results, stopping at a checkpoint step,
+and evaluation inside the training process (`InMemoryEvaluatorHook`)."""
 
+from torchestimator.estimator.experimental._in_memory_evaluator import InMemoryEvaluatorHook
 from torchestimator.estimator.hooks.early_stopping import (
     make_early_stopping_hook,
     make_stop_at_checkpoint_step_hook,
@@ -8,3 +10,4 @@ from torchestimator.estimator.hooks.early_stopping import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
+from torchestimator.saved_model._onnx import export_onnx
