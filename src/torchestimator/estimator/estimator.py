@@ -66,6 +66,38 @@ def _check_hooks(hooks: Any, what: str) -> list:
 
 
 
+def _local_model_dir(model_dir: str) -> str:
+    """`model_dir` as a local path (`file://` URLs too); other URLs are refused by name: checkpoints
+    are written to a local or shared (NFS) filesystem, not yet to object stores."""
+    if "://" not in model_dir:
+        return model_dir
+    if model_dir.startswith("file://"):
+        return model_dir[len("file://"):]
+    raise ValueError(
+        f"model_dir {model_dir!r} is a URL: the Estimator writes checkpoints to a local or shared "
+        "filesystem path (e.g. an NFS mount every worker sees); URLs of object stores are not supported "
+        "for model_dir yet. tf.io.gfile reads and writes such URLs."
+    )
+
+
+def _takes_input_context(input_fn: Callable) -> bool:
+    from torchestimator.distribute._data_parallel import takes_input_context
+
+    return takes_input_context(input_fn)
+
+
+def _all_agree(flag: bool) -> bool:
+    from torchestimator.distribute._collectives import all_agree
+
+    return all_agree(flag)
+
+
+def _distributed_run() -> bool:
+    """Whether this process is one of several of a torch.distributed group."""
+    return torch.distributed.is_available() and torch.distributed.is_initialized() and \
+        torch.distributed.get_world_size() > 1
+
+
 class _ModeRun(NamedTuple):
     """What `Estimator._mode_run` yields: the hooks' session and runner, the batches (the
     first one included) and the device later batches move to (None: they stay where they are)."""
@@ -126,6 +158,7 @@ class Estimator:
         if model_dir is None:
             model_dir = tempfile.mkdtemp()
             logger.warning("Using temporary folder as model directory: %s", model_dir)
+        model_dir = _local_model_dir(model_dir)
         os.makedirs(model_dir, exist_ok=True)
         self._model_dir = model_dir
         self._config = config.replace(model_dir=model_dir)
@@ -139,6 +172,7 @@ class Estimator:
         self._writers: dict[str, Any] = {}
         self._managers: dict[tuple, ckpt.CheckpointManager] = {}
         self._device = loop.default_device()
+        self._parallel: Any = None  # the replicas of train/eval_distribute, during train/evaluate
         logger.info("Using config: %s", self._config)
 
     # ------------------------------------------------------------------ properties
@@ -295,6 +329,28 @@ class Estimator:
             init_fn(Session(self, mode))
         return spec
 
+    def _distributed(self, field: str) -> Any:
+        """The `DataParallel` of `config.<field>` when it has several replicas (this process then
+        takes its role in the cluster: only the chief writes), else None."""
+        from torchestimator.distribute._data_parallel import data_parallel, implicit_strategy
+
+        strategy = getattr(self._config, field)
+        if strategy is None and field == "train_distribute":
+            strategy = implicit_strategy(self._config)  # a TF_CONFIG with ps tasks: synchronous
+        if strategy is None:
+            return None
+
+        parallel = data_parallel(strategy)
+        if parallel is not None:
+            self._config._init_from_worker_context(parallel.task_type, parallel.task_id, parallel.is_chief)
+        return parallel
+
+    def _broadcast_state(self) -> None:
+        """Gives every replica the chief's weights, buffers and global step."""
+        variables = self._state.named_variables()
+        self._parallel.broadcast_([variables[name] for name in sorted(variables)])
+        self._state.global_step = int(self._parallel.broadcast_object(int(self._state.global_step)))
+
     def _build_optimizers(self, train_op: TrainOp) -> None:
         from torchestimator._engine.train_op import parameters_of
 
@@ -317,7 +373,11 @@ class Estimator:
                      skip: int = 0) -> tuple[Any, Iterator, torch.device | None]:
         """Calls input_fn, skips `skip` batches; returns (first batch on the device or None,
         the iterator of the rest, the device later batches must be moved to or None)."""
-        batches = _inputs.call_input_fn(input_fn, mode, self._params, self._config)
+        parallel = self._parallel
+        context = parallel.input_context() if parallel is not None else None
+        batches = _inputs.call_input_fn(input_fn, mode, self._params, self._config, context)
+        if parallel is not None and not _takes_input_context(input_fn):
+            batches = parallel.shard(batches)  # TF's auto-sharding: by file, else by element
         iterator = iter(batches)
         if skip:
             logger.info("Resuming the input of an interrupted train() after %d batches.", skip)
@@ -349,6 +409,13 @@ class Estimator:
         setup_rng = seeded_rng(self._config.tf_random_seed) if mode == ModeKeys.PREDICT else contextlib.nullcontext()
         with setup_rng:
             first, iterator, device = self._first_batch(input_fn, mode, position)
+            if mode != ModeKeys.PREDICT and self._parallel is not None and not _all_agree(first is not None):
+                if not training:  # evaluation sums every replica's state: each needs data
+                    close_iterator(iterator)
+                    raise ValueError(
+                        "evaluate() under eval_distribute: the input_fn of at least one replica yielded "
+                        "no batch (its shard is empty); give every replica at least one batch.")
+                first = None  # a replica has no input: none trains (the replicas step together)
             try:
                 build_spec = None if first is None else self._prepare(mode, first, checkpoint_path,
                                                                       restore_rng=training)
@@ -363,6 +430,8 @@ class Estimator:
         runner = None
         try:
             self._place_model()
+            if training and self._parallel is not None:
+                self._broadcast_state()  # every replica starts from the chief's weights
             self._train_mode(training)
             if mode != ModeKeys.PREDICT:
                 for metric in self._state.metrics():  # streaming metrics start afresh, as TF's locals
@@ -400,6 +469,10 @@ class Estimator:
         process training into the same directory fails at once with an error
         naming the holder (see `TORCHESTIMATOR_LOCK_WAIT_SECS` to wait instead).
         """
+        if self._config.task_type == "ps" and self._config.train_distribute is None:
+            from torchestimator.distribute._data_parallel import leave_if_ps_task
+
+            leave_if_ps_task(self._config)  # no parameter servers here: a ps task exits (status 0)
         if self._config.task_type in ("evaluator", "ps"):
             raise ValueError(
                 f"Train has been called wrong configuration. Please use "
@@ -419,8 +492,15 @@ class Estimator:
                 raise TypeError(
                     f"saving_listeners must be CheckpointSaverListener instances; received {listener!r}"
                 )
-        with directory_lock(self._model_dir, "Estimator.train", enabled=self._config.is_chief):
-            return self._train(input_fn, hooks, steps, max_steps, listeners)
+        self._parallel = self._distributed("train_distribute")
+        try:
+            with directory_lock(self._model_dir, "Estimator.train", enabled=self._config.is_chief):
+                self._train(input_fn, hooks, steps, max_steps, listeners)
+            if self._parallel is not None:
+                self._parallel.barrier()  # the chief's last checkpoint is on disk for every replica
+        finally:
+            self._parallel = None
+        return self
 
     def _train(self, input_fn: Callable, hooks: list, steps: int | None,
                max_steps: int | None, listeners: list) -> Estimator:
@@ -430,6 +510,10 @@ class Estimator:
             logger.info("Skipping training since max_steps has already saved.")
             return self
         position = int((meta.get("extra") or {}).get("input_position") or 0)
+        if latest is None and self._params and self._config.is_chief:
+            from torchestimator.estimator._hparams_summary import write_hparams
+
+            write_hparams(self._summary_writer(self._model_dir), self._params)  # once per run
         if self._config.tf_random_seed is not None:
             seed_everything(self._config.tf_random_seed)  # TF's graph-level seed, every train()
 
@@ -461,7 +545,12 @@ class Estimator:
                 session.spec = spec
                 return spec
 
-            made = loop.run_steps(step_fn, run.batches, run.runner, device=run.device)
+            parallel = self._parallel
+            if parallel is None:
+                made = loop.run_steps(step_fn, run.batches, run.runner, device=run.device)
+            else:  # gradients averaged over the replicas; a step runs when every replica has a batch
+                with parallel.averaging_gradients():
+                    made = loop.run_steps(step_fn, parallel.synced(run.batches), run.runner, device=run.device)
             session.input_position = None  # completed: the next train() calls input_fn afresh
         if made == 0:
             logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
@@ -529,7 +618,11 @@ class Estimator:
                 self._model_dir,
             )
         with seeded_rng(self._config.tf_random_seed):
-            return self._evaluate(input_fn, steps, hooks, path, name)
+            self._parallel = self._distributed("eval_distribute")
+            try:
+                return self._evaluate(input_fn, steps, hooks, path, name)
+            finally:
+                self._parallel = None
 
     def _evaluate(self, input_fn: Callable, steps: int | None, hooks: list, path: str | None,
                   name: str | None) -> dict:
@@ -556,6 +649,10 @@ class Estimator:
 
             loop.run_steps(step_fn, run.batches, run.runner, max_steps=steps, device=run.device,
                            grad_enabled=False)
+        if self._parallel is not None:  # exact: the metric states and the loss totals are sums
+            self._parallel.sum_metric_state(self._state.metrics())
+            totals = self._parallel.sum_([torch.as_tensor(totals[0], dtype=torch.float64).reshape(()),
+                                          torch.tensor(float(totals[1]), dtype=torch.float64)])
         spec = session.spec
         results: dict[str, Any] = {}
         for metric_name, value in (spec.eval_metric_ops if spec else {}).items():
@@ -565,9 +662,10 @@ class Estimator:
                     "defines a default metric with the same name."
                 )
             results[metric_name] = _to_numpy(value)
-        results["loss"] = np.float32(float(totals[0]) / max(totals[1], 1))
+        results["loss"] = np.float32(float(totals[0]) / max(float(totals[1]), 1))
         results["global_step"] = np.int64(self._state.global_step)
-        self._write_eval_summaries(results, name, path)
+        if self._config.is_chief or self._config.task_type == "evaluator" or not _distributed_run():
+            self._write_eval_summaries(results, name, path)  # a worker of a cluster writes nothing
         logger.info("Saving dict for global step %d: %s", self._state.global_step,
                     ", ".join(f"{k} = {v}" for k, v in sorted(results.items())))
         return results
@@ -625,3 +723,57 @@ class Estimator:
                     yield from split_examples(predictions)
                 else:
                     yield predictions
+
+    # ------------------------------------------------------------------ export
+    def export_saved_model(self, export_dir_base: Any, serving_input_receiver_fn: Callable,
+                           assets_extra: dict | None = None, as_text: bool = False,
+                           checkpoint_path: str | None = None,
+                           experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+        """Exports the model for serving (TF's `export_saved_model`).
+
+        Calls `serving_input_receiver_fn` for the receiver, `model_fn` in PREDICT mode on it,
+        restores `checkpoint_path` (default: the latest checkpoint), and writes a
+        self-contained export under `export_dir_base/<timestamp>/` (written to a temporary
+        directory and renamed): the receiver and feature-column preprocessing as data, the
+        tensor part as a `torch.export` program with its weights in safetensors, one
+        signature per export output (`serving_default`, `predict`, `classification`,
+        `regression`, ...). `tf.saved_model.load(path)` opens it without this code.
+        `assets_extra` maps destinations inside `assets.extra/` to source files; `as_text` is
+        accepted (the description is always JSON text).
+
+        Returns:
+            The export directory, as bytes (as TF).
+
+        Raises:
+            ValueError when there is no receiver fn or no trained model; `ExportError` (a
+            ValueError) naming the line when model_fn cannot be exported.
+        """
+        from torchestimator.estimator.export._estimator_export import export_saved_model
+
+        return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
+                                  as_text, checkpoint_path, experimental_mode)
+
+    def experimental_export_all_saved_models(self, export_dir_base: Any, input_receiver_fn_map: dict,
+                                             assets_extra: dict | None = None, as_text: bool = False,
+                                             checkpoint_path: str | None = None) -> bytes:
+        """Exports the PREDICT graph of `input_receiver_fn_map` (TF's method; TRAIN and EVAL
+        receivers are refused: exports here are served models). Returns the directory (bytes)."""
+        if not isinstance(input_receiver_fn_map, dict) or not input_receiver_fn_map:
+            raise ValueError("input_receiver_fn_map must be a non-empty dict of mode -> receiver fn.")
+        other = sorted(set(input_receiver_fn_map) - {ModeKeys.PREDICT})
+        if other:
+            raise ValueError(
+                f"input_receiver_fn_map has receivers for modes {other}: only {ModeKeys.PREDICT!r} "
+                "is exported (exports are served models; TRAIN/EVAL graphs are not written)."
+            )
+        return self.export_saved_model(export_dir_base, input_receiver_fn_map[ModeKeys.PREDICT],
+                                       assets_extra, as_text, checkpoint_path)
+
+    def export_savedmodel(self, export_dir_base: Any, serving_input_receiver_fn: Callable,
+                          assets_extra: dict | None = None, as_text: bool = False,
+                          checkpoint_path: str | None = None, strip_default_attrs: bool = False) -> bytes:
+        """TF's deprecated name of `export_saved_model` (`strip_default_attrs` is ignored)."""
+        del strip_default_attrs
+        logger.warning("export_savedmodel is deprecated: use export_saved_model.")
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra,
+                                       as_text, checkpoint_path)

@@ -149,6 +149,7 @@ class Trainer:
         self._jit_compile = bool(jit_compile)
         self._compiled_forward = None
         self._is_compiled = True
+        self._distribute_strategy = _strategy_in_scope()  # `with strategy.scope(): compile(...)`
         self._compile_config = {
             "optimizer": optimizer if isinstance(optimizer, str) else None,
             "loss": loss if isinstance(loss, (str, list, dict)) or loss is None else None,
@@ -239,6 +240,16 @@ class Trainer:
                 self._compiled_forward = torch.compile(self)
             return self._compiled_forward(x, training=training)
         return self(x, training=training)
+
+    def _data_parallel(self) -> Any:
+        """The `DataParallel` of the strategy the model was compiled under, when it has several
+        replicas (else None)."""
+        strategy = getattr(self, "_distribute_strategy", None)
+        if strategy is None or strategy.num_replicas_in_sync <= 1:
+            return None
+        from torchestimator.distribute._data_parallel import data_parallel
+
+        return data_parallel(strategy)
 
     def _apply_optimizer(self, loss: torch.Tensor) -> None:
         if self._optimizer_built_for < 0:
@@ -359,12 +370,18 @@ class Trainer:
                 )
             val_data = data.split(validation_split)
             val_data.batch_size = validation_batch_size or data.batch_size
+        parallel = self._data_parallel()
+        if parallel is not None:  # each replica trains on its part of every global batch
+            data = parallel.replica_data(data, synced=True)
+            val_data = None if val_data is None else parallel.replica_data(val_data, synced=False)
         device = self._place()
         if not self.built:
             self._build_from_data(data, device)
         self._loss_sources = None
         self._optimizer_built_for = -1
         cbs = self._callback_list(callbacks, verbose, epochs, data.steps, add_history=True)
+        if parallel is not None:
+            parallel.keras_callbacks(cbs)  # file-writing callbacks run on the chief only
         self.stop_training = False
         self._initial_epoch = None
         self._initial_step = 0
@@ -379,6 +396,10 @@ class Trainer:
             hold_locks(locks, [lock for c in cbs.callbacks
                                for lock in getattr(c, "_write_locks", list)()], "Model.fit")
             cbs.on_train_begin()
+            if parallel is not None:  # every replica starts from the chief's weights and epoch
+                parallel.broadcast_module_(self)
+                self._initial_epoch, self._initial_step = parallel.broadcast_object(
+                    (self._initial_epoch, self._initial_step))
             start = initial_epoch if self._initial_epoch is None else self._initial_epoch
             # A backup made inside an epoch (BackupAndRestore's save_freq=N) resumes that epoch
             # at the batch after it, as TF's `_initial_step`: the batches before it are skipped.
@@ -391,8 +412,9 @@ class Trainer:
                 if not self.training:
                     self.train()
                 events.first = skip
-                made = loop.run_steps(train_fn, data.batches(skip) if skip else data, events,
-                                      device=device)
+                with parallel.averaging_gradients() if parallel is not None else contextlib.nullcontext():
+                    made = loop.run_steps(train_fn, data.batches(skip) if skip else data, events,
+                                          device=device)
                 if made == 0 and epoch == start and not skip:
                     warnings.warn(
                         "fit() made no training step: the input is empty or exhausted. A generator "
@@ -400,6 +422,8 @@ class Trainer:
                         stacklevel=2,
                     )
                 events.first = skip = 0
+                if parallel is not None:
+                    parallel.sum_metric_state(self.metrics)  # the epoch's metrics over all replicas
                 logs = to_python_logs(self.get_metrics_result())
                 if val_data is not None and _should_validate(epoch, validation_freq):
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0)
@@ -423,6 +447,9 @@ class Trainer:
         if callbacks is not None:
             callbacks.on_test_begin()
         loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
+        parallel = self._data_parallel()
+        if parallel is not None and isinstance(data, _replica_data_type()):
+            parallel.sum_metric_state(self.metrics)  # each replica evaluated its part
         logs = to_python_logs(self.get_metrics_result())
         if callbacks is not None:
             callbacks.on_test_end(logs)
@@ -450,6 +477,9 @@ class Trainer:
         self._assert_compiled("evaluating")
         verbose = _resolve_verbose(verbose)
         data = make_data(x, y, sample_weight, batch_size, steps)
+        parallel = self._data_parallel()
+        if parallel is not None:
+            data = parallel.replica_data(data, synced=False)
         device = self._place()
         cbs = self._callback_list(callbacks, verbose, 1, data.steps, add_history=False)
         return self._format_batch_logs(self._evaluate_data(data, device, cbs, verbose), return_dict)
@@ -561,6 +591,19 @@ class Trainer:
 
         saving_lib.save_model(self, filepath, overwrite=overwrite)
 
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+               input_signature: Any = None, **kwargs: Any) -> None:
+        """Exports the model for serving (Keras' `model.export`): a directory that
+        `tf.saved_model.load` opens without this code, with a `serving_default` signature
+        taking the model's inputs. `input_signature` (a `tf.TensorSpec`, a list, or a dict of
+        name -> spec) is needed for models without `tf.keras.Input`s."""
+        del verbose, kwargs
+        if format not in ("tf_saved_model", "", None):
+            raise ValueError(f"format must be 'tf_saved_model'; received {format!r}")
+        from torchestimator.saved_model._keras_export import export_keras_model
+
+        export_keras_model(self, filepath, input_signature)
+
     def save_weights(self, filepath: str, overwrite: bool = True, save_format: str | None = None,
                      options: Any = None) -> None:
         """Saves the model's weights to a safetensors file (`.weights.safetensors`)."""
@@ -578,6 +621,19 @@ class Trainer:
     def get_compile_config(self) -> dict | None:
         """Returns the `compile()` arguments that can be serialized, or None if not compiled."""
         return self._compile_config
+
+
+def _strategy_in_scope() -> Any:
+    """The strategy whose scope is open (None outside every `strategy.scope()`)."""
+    from torchestimator.distribute import _strategy
+
+    return _strategy.get_strategy() if _strategy.has_strategy() else None
+
+
+def _replica_data_type() -> type:
+    from torchestimator.distribute._keras_replicas import ReplicaData
+
+    return ReplicaData
 
 
 def _first(y: Any) -> Any:

@@ -22,4 +22,8 @@ def __getattr__(name: str):
         from torchestimator.feature_column import DenseFeatures
 
         return DenseFeatures
+    if name == "experimental":  # tf.keras.layers.experimental.SyncBatchNormalization
+        import importlib
+
+        return importlib.import_module("torchestimator.keras.layers.experimental")
     raise AttributeError(f"module 'torchestimator.keras.layers' has no attribute {name!r}")

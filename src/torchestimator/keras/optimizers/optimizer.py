@@ -19,10 +19,11 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import gradient_sync
 from torchestimator._engine.model_fn_context import current_mode, in_model_fn
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
-from torchestimator.keras.optimizers import _clipping
+from torchestimator.keras.optimizers import _clipping, _sparse
 from torchestimator.keras.optimizers._args import _non_negative, _number, _var_name
 from torchestimator.keras.optimizers._checkpoint import CheckpointMixin
 from torchestimator.keras.optimizers._kernel import TorchKernel, dense_grads
@@ -83,6 +84,8 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
     # Slot names that differ in a TF checkpoint (the legacy optimizers' names), by slot name here.
     _checkpoint_slot_names: dict[str, str] = {}
     _keras_module = "keras.optimizers"
+    # How a sparse (IndexedSlices-like) gradient is applied: "dense", "lazy" or "rows" (see _sparse.py).
+    _sparse_rule = "dense"
 
     def __init__(
         self,
@@ -438,11 +441,23 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
             grads.append(g)
             params.append(v)
         full = len(params) == len(self._vars) and all(a is b for a, b in zip(params, self._vars))
+        sparse = any(g.is_sparse for g in grads)
         with torch.no_grad():
-            self._apply(params, dense_grads(grads), full=full, owned=owned)
+            self._apply(params, grads, full=full, owned=owned, sparse=sparse)
 
-    def _apply(self, params: list[torch.Tensor], grads: list[torch.Tensor], full: bool, owned: bool) -> None:
-        """One update of `params` (all built variables when `full`), under no_grad."""
+    def _sparse_update_rule(self) -> str:
+        """How this optimizer applies a sparse gradient (TF's IndexedSlices): see `_sparse.py`."""
+        return self._sparse_rule
+
+    def _apply(
+        self, params: list[torch.Tensor], grads: list[torch.Tensor], full: bool, owned: bool, sparse: bool = False
+    ) -> None:
+        """One update of `params` (all built variables when `full`), under no_grad; `sparse`: some
+        gradients are torch sparse tensors (clipped by their values, applied by `_sparse_rule`)."""
+        if gradient_sync.reducer is not None:  # data-parallel training: the replicas' mean gradient
+            if sparse:  # the replicas' rows differ: averaged as dense gradients
+                grads, sparse = dense_grads(grads), False
+            grads = gradient_sync.reducer(grads, params)
         step = self._iterations
         lr_fn = self._lr_fn
         if lr_fn is not None:
@@ -453,9 +468,12 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         else:
             lr = self._current_lr
         if self.clipnorm or self.global_clipnorm or self.clipvalue:
-            grads = _clipping.clip_gradients(
-                grads, self.clipnorm, self.global_clipnorm, self.clipvalue, inplace=owned
-            )
+            if sparse:
+                grads = _sparse.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue)
+            else:
+                grads = _clipping.clip_gradients(
+                    grads, self.clipnorm, self.global_clipnorm, self.clipvalue, inplace=owned
+                )
         weight_decay = self.weight_decay
         if weight_decay:
             targets = self._decay_vars if full else [p for p in params if self._use_weight_decay(p)]
@@ -465,8 +483,13 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         if kernel is not None:
             group = self._group
             slots = kernel.group_slots(0) if full else kernel.slots_for(group, params)
-            kernel.update(group, params, grads, slots, step)
+            if sparse:
+                _sparse.apply(kernel, group, params, grads, slots, step, self._sparse_update_rule())
+            else:
+                kernel.update(group, params, grads, slots, step)
         else:
+            if sparse:
+                grads = dense_grads(grads)
             for g, p in zip(grads, params):
                 self.update_step(g, p)
         if self.use_ema:

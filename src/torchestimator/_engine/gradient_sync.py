@@ -1,0 +1,14 @@
+"""The gradient reduction of a data-parallel run, seen by every optimizer.
+
+While `tf.distribute` trains on several processes it sets `reducer`, a function
+`(gradients, variables) -> gradients averaged over the replicas`; an optimizer's
+update calls it first. None, the default, costs one attribute read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+reducer: Callable[[list[torch.Tensor], list[torch.Tensor]], list[torch.Tensor]] | None = None

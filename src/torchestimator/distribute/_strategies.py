@@ -1,0 +1,199 @@
+"""The strategies: `OneDeviceStrategy`, `MirroredStrategy`, `MultiWorkerMirroredStrategy`,
+`CentralStorageStrategy`, `ParameterServerStrategy` and `TPUStrategy`.
+
+How TF's strategies map onto PyTorch (one replica per process):
+
+* `MirroredStrategy`: the replicas of one machine. Started by `torchrun
+  --nproc_per_node=N` (or `torchestimator launch`), each process drives one
+  device and the processes average their gradients (NCCL on GPUs, gloo on CPU).
+  Started as a plain `python train.py` it is one replica; on a machine with
+  several GPUs it then logs how to use them all.
+* `MultiWorkerMirroredStrategy`: the same across machines; the cluster comes from
+  torchrun's variables or from `TF_CONFIG` (chief = rank 0, workers after it; the
+  chief's `host:port` is the rendezvous).
+* `CentralStorageStrategy`: Mirrored (every replica holds the variables).
+* `ParameterServerStrategy`: PyTorch has no parameter-server runtime worth using,
+  so a `TF_CONFIG` with `ps` tasks trains **synchronously**: `ps` tasks log that
+  they are not needed and exit with status 0, chief and workers train data
+  parallel as MultiWorkerMirrored, with a one-line warning. An existing TFJob spec
+  keeps working.
+* `TPUStrategy`: not available (PyTorch/XLA is another runtime): a clear error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from typing import Any
+
+import torch
+
+from torchestimator.distribute._cluster import (
+    ClusterPosition,
+    current_position,
+    init_process_group,
+    pick_backend,
+)
+from torchestimator.distribute._communication import (
+    CommunicationImplementation,
+    CommunicationOptions,
+)
+from torchestimator.distribute._strategy import Strategy, torch_device
+
+_log = logging.getLogger("torchestimator")
+
+
+def _leave_if_ps(position: ClusterPosition) -> None:
+    if position.task_type == "ps":
+        _log.warning(
+            "This is ps task %s: parameter servers are not needed here (chief and workers train "
+            "synchronously with data parallelism over torch.distributed); exiting with status 0.",
+            position.task_id,
+        )
+        raise SystemExit(0)
+
+
+def _join(position: ClusterPosition, options: CommunicationOptions | None, device: torch.device) -> str:
+    options = options or CommunicationOptions()
+    backend = pick_backend(options.implementation.value, device.type)
+    init_process_group(position, backend, options.timeout_seconds)
+    return backend
+
+
+def _position_of(cluster_resolver: Any) -> ClusterPosition:
+    if cluster_resolver is None:
+        return current_position()
+    position = getattr(cluster_resolver, "_position", None)
+    if position is None:
+        raise TypeError(
+            "cluster_resolver must be a tf.distribute.cluster_resolver.TFConfigClusterResolver or "
+            f"SimpleClusterResolver; received {cluster_resolver!r}."
+        )
+    return position()
+
+
+def _process_device(position: ClusterPosition) -> torch.device:
+    name = os.environ.get("TORCHESTIMATOR_DEVICE")
+    if name:
+        return torch.device(name)
+    if torch.cuda.is_available():
+        return torch.device("cuda", position.local_rank % max(torch.cuda.device_count(), 1))
+    return torch.device("cpu")
+
+
+class OneDeviceStrategy(Strategy):
+    """A distribution strategy for running on a single device (`tf.distribute.OneDeviceStrategy`).
+
+    Args:
+        device: the device string ('/cpu:0', '/gpu:0', 'cuda:1').
+    """
+
+    def __init__(self, device: str) -> None:
+        super().__init__(ClusterPosition(), torch_device(device))
+
+
+class MultiWorkerMirroredStrategy(Strategy):
+    """A distribution strategy for synchronous training on multiple workers
+    (`tf.distribute.MultiWorkerMirroredStrategy`).
+
+    The cluster comes from `cluster_resolver`, else from torchrun's variables (`RANK`,
+    `WORLD_SIZE`, `MASTER_ADDR`, `MASTER_PORT`), else from `TF_CONFIG`; without either
+    it is one replica. Constructing it joins the process group (the chief hosts the
+    rendezvous and waits for every worker). A `ps` task exits with status 0.
+
+    Args:
+        communication_options: a `tf.distribute.experimental.CommunicationOptions`
+            (implementation AUTO/RING/NCCL, collective timeout).
+        cluster_resolver: a `TFConfigClusterResolver` or `SimpleClusterResolver`.
+    """
+
+    def __init__(self, communication_options: CommunicationOptions | None = None,
+                 cluster_resolver: Any = None) -> None:
+        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
+            raise TypeError(
+                "communication_options must be a tf.distribute.experimental.CommunicationOptions; received "
+                f"{communication_options!r}."
+            )
+        position = _position_of(cluster_resolver)
+        _leave_if_ps(position)
+        if position.task_type == "evaluator":
+            position = ClusterPosition(task_type="evaluator", task_id=position.task_id, source=position.source)
+        device = _process_device(position)
+        backend = _join(position, communication_options, device) if position.world_size > 1 else None
+        super().__init__(position, device, backend, cluster_resolver)
+        self._communication_options = communication_options or CommunicationOptions()
+
+
+class MirroredStrategy(Strategy):
+    """Synchronous training across multiple replicas on one machine (`tf.distribute.MirroredStrategy`).
+
+    One process per device: start the program with `torchrun --nproc_per_node=N`
+    (or `torchestimator launch --nproc_per_node=N`) and each process drives one GPU
+    (or CPU), averaging gradients with the others. Started alone it is one replica.
+
+    Args:
+        devices: the devices of the replicas (recorded; each process uses its own).
+        cross_device_ops: accepted for compatibility (NCCL on GPUs, gloo on CPU).
+    """
+
+    def __init__(self, devices: Any = None, cross_device_ops: Any = None) -> None:
+        self._devices = tuple(str(d) for d in devices) if devices else None
+        position = current_position() if "RANK" in os.environ and "WORLD_SIZE" in os.environ else ClusterPosition()
+        device = _process_device(position)
+        if position.world_size <= 1 and torch.cuda.is_available() and torch.cuda.device_count() > 1:
+            _log.warning(
+                "MirroredStrategy runs one replica per process: this process uses %s only. To train on all "
+                "%d GPUs, start the program with `torchestimator launch --nproc_per_node=%d train.py` "
+                "(or torchrun).", device, torch.cuda.device_count(), torch.cuda.device_count(),
+            )
+        backend = _join(position, None, device) if position.world_size > 1 else None
+        super().__init__(position, device, backend)
+
+
+class CentralStorageStrategy(MirroredStrategy):
+    """`tf.distribute.experimental.CentralStorageStrategy`: here the same as MirroredStrategy
+    (every replica holds the variables; gradients are averaged)."""
+
+    def __init__(self, compute_devices: Any = None, parameter_device: Any = None) -> None:
+        super().__init__(devices=compute_devices)
+
+
+class ParameterServerStrategy(MultiWorkerMirroredStrategy):
+    """`tf.distribute.experimental.ParameterServerStrategy`, run as synchronous data parallelism.
+
+    PyTorch has no parameter-server runtime worth using: `ps` tasks exit with status 0,
+    and the chief and workers of the `TF_CONFIG` cluster train synchronously, averaging
+    their gradients (MultiWorkerMirroredStrategy). A warning says so once.
+    """
+
+    def __init__(self, cluster_resolver: Any = None, variable_partitioner: Any = None) -> None:
+        position = _position_of(cluster_resolver)
+        _leave_if_ps(position)
+        warnings.warn(
+            "ParameterServerStrategy: asynchronous parameter-server training runs as synchronous data "
+            "parallelism (MultiWorkerMirroredStrategy) on the chief and workers; ps tasks exit.",
+            UserWarning, stacklevel=2,
+        )
+        super().__init__(cluster_resolver=cluster_resolver)
+
+
+class TPUStrategy(Strategy):
+    """`tf.distribute.TPUStrategy` is not available: PyTorch on TPUs is PyTorch/XLA, another runtime."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "tf.distribute.TPUStrategy is not supported by torchestimator: TPUs need PyTorch/XLA. Use "
+            "MirroredStrategy (GPUs of one machine) or MultiWorkerMirroredStrategy (several machines)."
+        )
+
+
+__all__ = [
+    "CentralStorageStrategy",
+    "CommunicationImplementation",
+    "MirroredStrategy",
+    "MultiWorkerMirroredStrategy",
+    "OneDeviceStrategy",
+    "ParameterServerStrategy",
+    "TPUStrategy",
+]

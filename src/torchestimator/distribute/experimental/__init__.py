@@ -1,0 +1,23 @@
+"""`tf.distribute.experimental`: communication options and the experimental strategies."""
+
+from torchestimator.distribute._communication import (
+    CollectiveCommunication,
+    CommunicationImplementation,
+    CommunicationOptions,
+)
+from torchestimator.distribute._strategies import (
+    CentralStorageStrategy,
+    MultiWorkerMirroredStrategy,
+    ParameterServerStrategy,
+    TPUStrategy,
+)
+
+__all__ = [
+    "CentralStorageStrategy",
+    "CollectiveCommunication",
+    "CommunicationImplementation",
+    "CommunicationOptions",
+    "MultiWorkerMirroredStrategy",
+    "ParameterServerStrategy",
+    "TPUStrategy",
+]
