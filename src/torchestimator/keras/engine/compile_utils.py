@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.losses._utils import div_no_nan
+from torchestimator.keras.losses._utils import apply_mask, div_no_nan
 from torchestimator.keras.metrics import Mean
 
 
@@ -236,16 +236,22 @@ class MetricsContainer:
                         metric, name=spec if isinstance(spec, str) else fn_name
                     )
             name = metric.name
-            if multi:
+            if weighted:  # Keras: "weighted_" only where the name would repeat an unweighted one's
+                if multi:
+                    candidate = f"{self.output_names[i]}_{name}"
+                    name = candidate if candidate not in taken else f"{self.output_names[i]}_weighted_{name}"
+                elif name in taken:
+                    name = f"weighted_{name}"
+            elif multi:
                 name = f"{self.output_names[i]}_{name}"
-            if weighted:
-                name = f"weighted_{name}"
             metric._name = name
             return metric
 
+        taken: set[str] = set()
         self.per_output = [
             [make(s, i, False) for s in specs] for i, specs in enumerate(self._specs)
         ]
+        taken.update(m.name for ms in self.per_output for m in ms)
         self.weighted_per_output = [
             [make(s, i, True) for s in specs] for i, specs in enumerate(self._weighted_specs)
         ]
@@ -266,9 +272,12 @@ class MetricsContainer:
         for i, (yt, yp) in enumerate(zip(ys_true, ys_pred)):
             if yt is None:
                 continue
+            mask = getattr(yp, "_keras_mask", None)
             yt, yp, sw = match_dtype_and_rank(yt, yp, sws[i])
+            if mask is not None:  # Keras: the output's mask weighs every metric (and the weighted
+                sw = apply_mask(yp, sw, mask)  # ones' sample weights)
             for metric in self.per_output[i]:
-                metric.update_state(yt, yp)
+                metric.update_state(yt, yp, sample_weight=mask)
             for metric in self.weighted_per_output[i]:
                 metric.update_state(yt, yp, sample_weight=sw)
 

@@ -49,6 +49,26 @@ class Model(Trainer, Layer):
         super().__init__(**kwargs)
         Trainer._init_trainer(self)
 
+    # ------------------------------------------------------------------ weights
+    @property
+    def weights(self) -> list:
+        """All weights in Keras 2's `Model.weights` order (also `get_weights()`'s): layer by
+        layer, each layer's `weights` (trainable, then non-trainable: a BatchNormalization's
+        moving statistics next to its gamma and beta), then the model's own; each once."""
+        out: list = []
+        seen: set[int] = set()
+        own = self._own_and_raw_weights()
+        groups = [layer.weights for layer in self.layers]
+        groups.append([p for p in own if p.requires_grad] + [p for p in own if not p.requires_grad])
+        for group in groups:
+            for p in group:
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    out.append(p)
+        return out
+
+    variables = weights
+
     # ------------------------------------------------------------------ layers
     @property
     def layers(self) -> list[Layer]:

@@ -10,6 +10,7 @@ global `iterations + 1`.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any
 
 import torch
@@ -17,6 +18,11 @@ import torch
 from torchestimator.keras.optimizers._kernel import Tensors, TorchKernel
 from torchestimator.keras.optimizers.optimizer import Optimizer, _number
 from torchestimator.keras.saving import _registry
+
+
+def _f32(value: float) -> float:
+    """`value` rounded to float32, as TF casts a Python hyperparameter to the variable's dtype."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 class AdamKernel(TorchKernel):
@@ -36,8 +42,12 @@ class AdamKernel(TorchKernel):
         beta_2: float = 0.999,
         epsilon: float = 1e-7,
         amsgrad: bool = False,
+        float32_powers: bool = False,
     ) -> None:
-        defaults = {"lr": lr, "beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon, "amsgrad": amsgrad}
+        defaults = {
+            "lr": lr, "beta_1": beta_1, "beta_2": beta_2, "epsilon": epsilon, "amsgrad": amsgrad,
+            "float32_powers": float32_powers,
+        }
         super().__init__(params, defaults)
 
     def slot_names(self, group: dict[str, Any]) -> tuple[str, ...]:
@@ -48,7 +58,12 @@ class AdamKernel(TorchKernel):
         """Applies one Adam step."""
         beta_1, beta_2 = group["beta_1"], group["beta_2"]
         t = step + 1
-        alpha = group["lr"] * math.sqrt(1 - beta_2**t) / (1 - beta_1**t)
+        if group.get("float32_powers"):
+            # Keras 2.15's Adam raises float32 betas to the power t (0.999 is 0.99900001 then)
+            # while its moment updates use the Python floats: 1 - beta_2^t is off by ~1e-5.
+            alpha = group["lr"] * math.sqrt(1 - _f32(beta_2) ** t) / (1 - _f32(beta_1) ** t)
+        else:
+            alpha = group["lr"] * math.sqrt(1 - beta_2**t) / (1 - beta_1**t)
         m, v = slots["m"], slots["v"]
         torch._foreach_lerp_(m, grads, 1 - beta_1)
         torch._foreach_mul_(v, beta_2)
@@ -83,6 +98,7 @@ class Adam(Optimizer):
     """
 
     _kernel_class = AdamKernel
+    _float32_powers = True  # bias corrections from float32 betas, as Keras 2.15 (see AdamKernel)
     _slot_layout = (("m", "v"), ("vhat",))
 
     def __init__(
@@ -122,7 +138,10 @@ class Adam(Optimizer):
         self.amsgrad = bool(amsgrad)
 
     def _kernel_hyperparameters(self) -> dict[str, Any]:
-        return {"beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon, "amsgrad": self.amsgrad}
+        return {
+            "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon, "amsgrad": self.amsgrad,
+            "float32_powers": self._float32_powers,
+        }
 
     def get_config(self) -> dict[str, Any]:
         """Returns the config: the base optimizer's keys plus learning_rate, beta_1, beta_2, epsilon, amsgrad."""

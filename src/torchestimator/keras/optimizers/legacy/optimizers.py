@@ -4,9 +4,10 @@ They share the update rules of the new optimizers, with the legacy API:
 `**kwargs` limited to `clipnorm`, `clipvalue`, `global_clipnorm`, `lr` and
 `decay` (a time-based decay, `lr / (1 + decay * iterations)`), no weight
 decay or EMA, and legacy configs (`decay` key, no `is_legacy_optimizer`).
-Two rules differ from the new optimizers, as in TF: Adagrad adds epsilon
-outside the square root (`ResourceApplyAdagradV2`), and Nadam's momentum
-schedule is `0.96^(0.004 t)`.
+Three rules differ from the new optimizers, as in TF: Adagrad adds epsilon
+outside the square root (`ResourceApplyAdagradV2`), RMSprop adds it outside
+the square root without momentum and follows TF's `ApplyRMSProp` kernel with
+momentum (`_rmsprop.py`), and Nadam's momentum schedule is `0.96^(0.004 t)`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from torchestimator.keras.optimizers import (
     rmsprop,
     sgd,
 )
+from torchestimator.keras.optimizers.legacy._rmsprop import LegacyRMSpropKernel
 from torchestimator.keras.optimizers.optimizer import Optimizer, _non_negative
 from torchestimator.keras.optimizers.schedules import learning_rate_schedule as lrs
 
@@ -79,6 +81,7 @@ class _Legacy:
 
 class SGD(_Legacy, sgd.SGD):
     _checkpoint_slot_names = {"m": "momentum"}
+    _sparse_rule = "lazy"  # ResourceSparseApplyKerasMomentum
     """Legacy gradient descent (with momentum) optimizer; learning_rate defaults to 0.01."""
 
     def __init__(
@@ -95,6 +98,8 @@ class SGD(_Legacy, sgd.SGD):
 
 class Adam(_Legacy, adam.Adam):
     """Legacy Adam optimizer (same update rule as `tf.keras.optimizers.Adam`)."""
+
+    _float32_powers = False  # TF's ApplyAdam: moments and bias corrections from the same float32 betas
 
     def __init__(
         self,
@@ -127,6 +132,7 @@ class Adagrad(_Legacy, adagrad.Adagrad):
     """Legacy Adagrad optimizer: `w -= lr * g / (sqrt(accumulator) + epsilon)` (TF's ResourceApplyAdagradV2)."""
 
     _epsilon_inside_sqrt = False
+    _sparse_rule = "lazy"  # ResourceSparseApplyAdagradV2
 
     def __init__(
         self,
@@ -152,8 +158,15 @@ class Adagrad(_Legacy, adagrad.Adagrad):
 
 
 class RMSprop(_Legacy, rmsprop.RMSprop):
+    """Legacy RMSprop optimizer: TF's `ApplyRMSProp` kernel (`sqrt(ms + epsilon)`) with momentum,
+    `sqrt(ms) + epsilon` without (see `_rmsprop.LegacyRMSpropKernel`)."""
+
     _checkpoint_slot_names = {"velocity": "rms", "average_gradient": "mg"}
-    """Legacy RMSprop optimizer (same update rule as `tf.keras.optimizers.RMSprop`)."""
+    _kernel_class = LegacyRMSpropKernel
+
+    def _sparse_update_rule(self) -> str:
+        # ResourceSparseApply(Centered)RMSProp with momentum; Python ops (dense slots) without
+        return "lazy" if self.momentum > 0 else "dense"
 
     def __init__(
         self,
@@ -184,6 +197,7 @@ class RMSprop(_Legacy, rmsprop.RMSprop):
 
 class Adadelta(_Legacy, adadelta.Adadelta):
     _checkpoint_slot_names = {"accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}
+    _sparse_rule = "lazy"  # ResourceSparseApplyAdadelta
     """Legacy Adadelta optimizer (same update rule as `tf.keras.optimizers.Adadelta`)."""
 
     def __init__(
@@ -207,6 +221,7 @@ class Adadelta(_Legacy, adadelta.Adadelta):
 
 class Adamax(_Legacy, adamax.Adamax):
     _checkpoint_slot_names = {"u": "v"}
+    _sparse_rule = "lazy"  # gathers and scatters the rows of m, v and the variable
     """Legacy Adamax optimizer (same update rule as `tf.keras.optimizers.Adamax`)."""
 
     def __init__(
@@ -242,6 +257,7 @@ class Nadam(_Legacy, nadam.Nadam):
     """
 
     _momentum_decay = 0.004
+    _sparse_rule = "rows"  # m and v decay everywhere, the variable moves in the gradient's rows
 
     def __init__(
         self,
@@ -294,6 +310,8 @@ class Nadam(_Legacy, nadam.Nadam):
 
 class Ftrl(_Legacy, ftrl.Ftrl):
     """Legacy FTRL optimizer (same update rule as `tf.keras.optimizers.Ftrl`)."""
+
+    _sparse_rule = "lazy"  # ResourceSparseApplyFtrl(V2)
 
     def __init__(
         self,
