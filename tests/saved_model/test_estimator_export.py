@@ -70,15 +70,29 @@ def _assert_same(outputs, predictions):
         np.testing.assert_array_equal(ours, expected, err_msg=key)
 
 
-@pytest.mark.parametrize("name", [
+PREMADE = [
     "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "BaselineClassifier",
     "BaselineRegressor", "BoostedTreesClassifier", "BoostedTreesRegressor",
-])
-def test_every_premade_estimator_exports_and_loads_equal_to_predict(name, tmp_path):
-    estimator, labels = _premade(name, str(tmp_path / "model"))
-    estimator.train(input_fn(labels, 48 if "Boosted" in name else 16), steps=4)
-    path = estimator.export_saved_model(str(tmp_path / "export"), _raw_receiver())
+]
+
+
+@pytest.fixture(scope="module")
+def premade_exports(tmp_path_factory):
+    """Each premade estimator trained briefly and exported with a raw receiver: name ->
+    (estimator, export path)."""
+    root = tmp_path_factory.mktemp("premade")
+    out = {}
+    for name in PREMADE:
+        estimator, labels = _premade(name, str(root / name / "model"))
+        estimator.train(input_fn(labels, 48 if "Boosted" in name else 16), steps=4)
+        out[name] = (estimator, estimator.export_saved_model(str(root / name / "export"), _raw_receiver()))
+    return out
+
+
+@pytest.mark.parametrize("name", PREMADE)
+def test_every_premade_estimator_exports_and_loads_equal_to_predict(name, premade_exports):
+    estimator, path = premade_exports[name]
     assert isinstance(path, bytes) and os.path.basename(path).isdigit()
     loaded = tf.saved_model.load(path)
     assert "predict" in loaded.signatures
@@ -86,6 +100,44 @@ def test_every_premade_estimator_exports_and_loads_equal_to_predict(name, tmp_pa
     _assert_same(loaded.signatures["predict"](**batch), predict_batch(estimator, batch))
     one = rows(5, 6)  # batch 1 is served too
     _assert_same(loaded.signatures["predict"](**one), predict_batch(estimator, one))
+
+
+def test_every_premade_export_loads_in_one_fresh_process(premade_exports, tmp_path):
+    """A process that never imported the training code (no estimator built, no feature column
+    defined) loads every premade export and answers as Estimator.predict did."""
+    batch = rows(14, 25)
+    expected = {}
+    for name, (estimator, _) in premade_exports.items():
+        for key, value in predict_batch(estimator, batch).items():
+            expected[f"{name}.{key}"] = value.astype(str) if value.dtype == object else value
+    np.savez(tmp_path / "expected.npz", **expected)
+    np.savez(tmp_path / "inputs.npz", **{k: v.astype(str) if v.dtype == object else v for k, v in batch.items()})
+    paths = {name: os.fsdecode(path) for name, (_, path) in premade_exports.items()}
+    script = textwrap.dedent(f"""
+        import json, sys
+        import numpy as np
+        import torchestimator as tf
+        inputs = dict(np.load({str(tmp_path / 'inputs.npz')!r}))
+        inputs = {{k: v.astype(object) if v.dtype.kind == 'U' else v for k, v in inputs.items()}}
+        expected = dict(np.load({str(tmp_path / 'expected.npz')!r}))
+        checked = 0
+        for name, path in json.loads({json.dumps(paths)!r}).items():
+            out = tf.saved_model.load(path).signatures["predict"](**inputs)
+            for key, value in out.items():
+                value = value.numpy() if hasattr(value, "numpy") else value.astype(bytes).astype(str)
+                want = expected[name + "." + key]
+                assert np.array_equal(value, want), (name, key)
+                checked += 1
+        leaked = sorted(m for m in sys.modules if m.startswith(("tests", "_export_testlib")))
+        print(json.dumps({{"checked": checked, "leaked": leaked}}))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(tmp_path),
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["leaked"] == []
+    assert report["checked"] >= 30  # every output of every premade export
 
 
 def _custom_model_fn(features, labels, mode, params):
