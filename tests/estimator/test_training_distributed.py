@@ -143,11 +143,6 @@ def test_role_errors(tmp_path, monkeypatch):
     est = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path), config=config())
     with pytest.raises(ValueError, match="there can only be one `evaluator` task .*Given task id 1"):
         tf.estimator.train_and_evaluate(est, *specs)
-    monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {**CLUSTER, "ps": ["localhost:2224"]},
-                                                "task": {"type": "ps", "index": 0}}))
-    est = tf.estimator.Estimator(linear_model_fn, model_dir=str(tmp_path), config=config())
-    with pytest.raises(ValueError, match="Task type `ps` is not supported"):
-        tf.estimator.train_and_evaluate(est, *specs)
 
 
 def test_evaluator_task_with_a_distribution_strategy(tmp_path, monkeypatch):

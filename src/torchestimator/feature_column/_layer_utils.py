@@ -53,8 +53,9 @@ def target_device(layer: torch.nn.Module, features: Mapping[str, Any]) -> torch.
     for p in layer._parameters.values():  # its own weights first: no walk over submodules
         if p is not None:
             return p.device
-    for p in layer.parameters():
-        return p.device
+    if layer._modules:  # weights of nested modules (none in a layer of numeric columns)
+        for p in layer.parameters():
+            return p.device
     for value in features.values():
         if isinstance(value, torch.Tensor):
             return value.device

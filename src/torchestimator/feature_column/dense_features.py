@@ -118,7 +118,7 @@ def _stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...]) -> torc
         if (type(value) is not torch.Tensor or not value.is_floating_point()
                 or value.ndim not in (1, 2) or (value.ndim == 2 and value.shape[1] != 1)):
             return None
-        values.append(value.reshape(-1))
+        values.append(value if value.ndim == 1 else value.reshape(-1))
     size = values[0].shape[0]
     if any(v.shape[0] != size for v in values):
         return None

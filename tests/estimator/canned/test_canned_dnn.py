@@ -160,16 +160,3 @@ def test_warm_start_from_another_model_dir(tmp_path, iris):
     fresh = DNNClassifier([8], columns, n_classes=3, model_dir=str(tmp_path / "c"))
     fresh.train(train, steps=1)
     assert np.abs(fresh.get_variable_value("dnn/hiddenlayer_0/kernel") - kernel).max() > moved
-
-
-def test_dnn_trainable_weights_are_kept_until_a_layer_is_frozen():
-    from torchestimator.estimator.canned.dnn import _trainable
-
-    first, second = tf.keras.layers.Dense(2), tf.keras.layers.Dense(1)
-    first.build((None, 3))
-    second.build((None, 2))
-    weights = _trainable([first, second])
-    assert [w.shape for w in weights] == [(3, 2), (2,), (2, 1), (1,)]
-    assert _trainable([first, second]) is weights  # the same list while nothing changed
-    second.trainable = False
-    assert [w.shape for w in _trainable([first, second])] == [(3, 2), (2,)]

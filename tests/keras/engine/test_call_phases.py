@@ -58,6 +58,38 @@ def test_nested_call_of_a_built_layer_takes_the_fast_path(count_general_calls):
     assert CONTEXT.depth == 0
 
 
+def test_top_level_call_of_a_built_layer_takes_the_fast_path_and_is_recorded(count_general_calls):
+    dense = built_dense()
+    scope = ObjectScope()
+    generation = CONTEXT.generation
+    count_general_calls.clear()
+    with scope:
+        out = dense(torch.randn(5, 4))
+    assert count_general_calls == {}  # no phase had work to do
+    assert scope.used_layers == {id(dense): dense}  # the model_fn scope knows the layer was used
+    assert CONTEXT.generation == generation + 1  # a new generation of activity losses began
+    assert out.requires_grad and CONTEXT.depth == 0
+
+
+def test_top_level_call_on_numpy_keeps_the_numpy_rule(count_general_calls):
+    dense = built_dense()
+    count_general_calls.clear()
+    out = dense(np.random.rand(5, 4).astype("float32"))
+    assert count_general_calls == {dense.name: 1}
+    assert not out.requires_grad  # TF's eager semantics: nothing records
+
+
+def test_top_level_fast_path_keeps_activity_losses_of_one_call():
+    dense = built_dense()
+    dense.activity_regularizer = tf.keras.regularizers.l2(1.0)
+    outer = Outer(dense)
+    outer(torch.randn(5, 4))  # builds outer (general path)
+    outer(torch.randn(5, 4))  # top-level fast path for outer, dense's regularizer runs nested
+    out = outer(torch.randn(5, 4))
+    assert len(outer.losses) == 1  # only the last call's loss
+    torch.testing.assert_close(outer.losses[0], (out ** 2).sum() / 5)
+
+
 def _masked():
     x = torch.randn(5, 4)
     x._keras_mask = torch.ones(5, dtype=torch.bool)

@@ -17,28 +17,11 @@ import torch
 
 from torchestimator._ops.nn_ops import zero_fraction
 from torchestimator.estimator.canned import _validation, optimizers
+from torchestimator.estimator.canned._trainable import trainable_variables
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
-
-
-def _trainable(layers: list) -> list[torch.Tensor]:
-    """The trainable weights of `layers` (built), in order. The list is kept on the first layer
-    and handed back while the same layers keep their `trainable` flags: model_fn calls this every
-    step, and the same list object also lets the train op skip rebuilding the optimizer."""
-    key = tuple((id(layer), layer.trainable) for layer in layers)
-    cached = layers[0].__dict__.get("_trainable_weights_of_net")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    out, seen = [], set()
-    for layer in layers:
-        for p in layer.parameters():
-            if p.requires_grad and id(p) not in seen:
-                seen.add(id(p))
-                out.append(p)
-    layers[0].__dict__["_trainable_weights_of_net"] = (key, out)
-    return out
 
 
 def zero_fraction_summary(value: torch.Tensor, tag: str) -> None:
@@ -80,7 +63,7 @@ def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, featur
     used.append(logits_layer)
     logits = logits_layer(net)
     zero_fraction_summary(logits, f"{scope}/logits")
-    return logits, _trainable(used)
+    return logits, trainable_variables(used)
 
 
 def dnn_model_fn_v2(features: Any, labels: Any, mode: str, head: Head, hidden_units: tuple,

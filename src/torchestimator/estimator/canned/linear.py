@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from torchestimator.estimator.canned import _validation, optimizers
+from torchestimator.estimator.canned._trainable import trainable_variables
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
@@ -54,12 +55,11 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
                         name=name)
     logits = model(features)
     bias = model.bias
-    variables = [p for p in model.parameters() if p.requires_grad]
+    variables = trainable_variables([model])  # one list across steps (see its docstring)
     if units == 1:
         _record("bias", bias[0])
-    weights = [v for v in variables if v is not bias]
     _record("fraction_of_zero_weights",  # computed only when the summary is written
-            LazySummary(lambda: compute_fraction_of_zero(weights)))
+            LazySummary(lambda: compute_fraction_of_zero([v for v in variables if v is not bias])))
     return logits, variables
 
 

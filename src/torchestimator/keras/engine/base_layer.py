@@ -489,17 +489,18 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         masks to nested layers and calls `call` -- in the phases of `_call_phases`.
 
         The fast path, the call of every layer inside a model's `call` (in `fit`, `evaluate`,
-        `predict` or a `model_fn`): a built layer called, from inside another layer's call, with
-        one plain torch tensor of its compute dtype, no mask, no activity regularizer, no torch
-        hooks and an input spec that the cached check passes. Each phase would then do nothing
-        but pass `training` on, so the call goes straight to `forward`.
+        `predict` or a `model_fn`) and of the layers a `model_fn` calls one after another: a
+        built layer called with one plain torch tensor of its compute dtype (so no `.numpy()`
+        rule and no graph node), no mask, no activity regularizer, no torch hooks and an input
+        spec that the cached check passes. Each phase would then do nothing but pass `training`
+        on (and, for a top-level call, start a new generation of activity losses and tell the
+        active model_fn scope the layer was used), so the call goes straight to `forward`.
         """
         if len(args) == 1 and not kwargs:
             inputs = args[0]
             context = CONTEXT
             if (
                 type(inputs) is torch.Tensor  # not symbolic, not a Variable, no conversion
-                and context.depth  # nested: no top-level bookkeeping, no `.numpy()` rule
                 and self.built
                 and inputs.dtype == self._compute_dtype  # no cast
                 and self.activity_regularizer is None
@@ -509,6 +510,11 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                 and not _has_hooks(self)
             ):
                 training = context.training
+                if not context.depth and not context.tracing:  # top level: as `_call_in_context`
+                    context.generation += 1
+                    scope = current_scope()
+                    if scope is not None:
+                        scope.record_layer_call(self)
                 context.depth += 1
                 try:
                     if training is not None and self._call_accepts_training:
@@ -568,7 +574,9 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         if self._call_accepts_mask or self.supports_masking or self._overrides_compute_mask:
             input_mask = self._pass_mask(inputs, kwargs)
         outputs = self._call_in_context(args, kwargs)
-        if self._overrides_compute_mask or (self.supports_masking and input_mask is not None):
+        if self._overrides_compute_mask or (
+            self.supports_masking and (input_mask is not None or kwargs.get("mask") is not None)
+        ):  # a mask passed as `mask=` propagates too, as in TF
             self._attach_output_mask(inputs, outputs, kwargs.get("mask", input_mask))
         if self.activity_regularizer is not None:
             self._add_activity_loss(outputs)

@@ -136,6 +136,6 @@ def is_symbolic(value: Any) -> bool:
         return True
     if isinstance(value, (list, tuple)):
         return any(is_symbolic(v) for v in value)
-    if isinstance(value, dict):
-        return any(is_symbolic(v) for v in value.values())
+    if isinstance(value, dict):  # plain tensors (a feature dict's usual values) are skipped inline
+        return any(type(v) is not torch.Tensor and is_symbolic(v) for v in value.values())
     return False

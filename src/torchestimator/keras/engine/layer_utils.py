@@ -47,6 +47,8 @@ def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
         # calls, and nothing cheap tells. Inside fit/model_fn batches arrive as tensors (the loop
         # converts them), so this conversion changes nothing there and the caller's dict is kept,
         # which is what lets layers share per-batch caches keyed on it (FeatureTransformationCache).
+        if all(type(v) is torch.Tensor for v in value.values()):
+            return value  # nothing to convert (the usual case inside fit and model_fn)
         converted = {k: _to_tensor(v, dtype) for k, v in value.items()}
         if all(converted[k] is v for k, v in value.items()):
             return value  # nothing changed: keep the caller's dict (layers may key caches on it)

@@ -1,0 +1,28 @@
+"""The trainable variables of a canned model's layers, as one list kept across steps."""
+
+from __future__ import annotations
+
+import torch
+
+
+def trainable_variables(layers: list) -> list[torch.Tensor]:
+    """The trainable weights of `layers` (built), in order, without repeats.
+
+    The list is kept on the first layer and handed back while the same layers keep their
+    `trainable` flags: a canned model_fn calls this every step, and the same list object lets
+    the train op skip rebuilding the optimizer (`TrainOp.run`). Assumes the layers create no
+    new weights once built and that a weight's `requires_grad` changes only with its layer's
+    `trainable` flag.
+    """
+    key = tuple((id(layer), layer.trainable) for layer in layers)
+    cached = layers[0].__dict__.get("_trainable_weights_of_net")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    out, seen = [], set()
+    for layer in layers:
+        for p in layer.parameters():
+            if p.requires_grad and id(p) not in seen:
+                seen.add(id(p))
+                out.append(p)
+    layers[0].__dict__["_trainable_weights_of_net"] = (key, out)
+    return out
