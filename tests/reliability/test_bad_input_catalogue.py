@@ -350,6 +350,159 @@ ROWS = [
 ]
 
 
+# ---------------------------------------------------------------- TFRecord, exports, serving
+_EXPORT: dict[str, str] = {}
+
+
+def _tfrecord(tmp: str, compression: str = "", name: str = "data.tfrecord") -> str:
+    path = os.path.join(tmp, name)
+    with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions(compression)) as writer:
+        writer.write(b"hello")
+        writer.write(b"world")
+    return path
+
+
+def _damaged(path: str, how: str) -> str:
+    with open(path, "rb") as f:
+        data = f.read()
+    data = data[:-3] if how == "truncate" else data[:14] + bytes([data[14] ^ 1]) + data[15:]
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _records(path: str, compression: str = "") -> None:
+    _consume(tf.data.TFRecordDataset(path, compression_type=compression))
+
+
+def _export(tmp: str | None = None) -> str:
+    """A DNNRegressor export (raw receiver, float input 'x'), made once; copied into `tmp`."""
+    import shutil
+    import tempfile
+
+    if "dir" not in _EXPORT:
+        root = tempfile.mkdtemp(prefix="catalogue-export-")
+        est = tf.estimator.DNNRegressor([4], [_num()], model_dir=os.path.join(root, "m"))
+        est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": X[:, 0]}, X[:, 1])).batch(4),
+                  steps=1)
+        _EXPORT["dir"] = os.fsdecode(est.export_saved_model(
+            os.path.join(root, "e"), tf.estimator.export.build_raw_serving_input_receiver_fn(
+                {"x": tf.TensorSpec([None], tf.float32)})))
+    if tmp is None:
+        return _EXPORT["dir"]
+    return shutil.copytree(_EXPORT["dir"], os.path.join(tmp, "export"))
+
+
+def _damaged_export(tmp: str, name: str, remove: bool = False) -> None:
+    path = os.path.join(_export(tmp), name)
+    if remove:
+        os.remove(path)
+    else:
+        _damaged(path, "flip")
+    tf.saved_model.load(os.path.dirname(path))
+
+
+def _signature(**inputs) -> object:
+    return tf.saved_model.load(_export()).signatures["predict"](**inputs)
+
+
+def _request(path: str, body: object) -> None:
+    """A request answered by the server's REST API in-process: raises the RequestError it
+    answered with (its status and message)."""
+    from torchestimator.serving._errors import RequestError
+    from torchestimator.serving._rest import RestApi
+    from torchestimator.serving._versions import ModelVersions
+
+    if "api" not in _EXPORT:
+        versions = ModelVersions("m", os.path.dirname(_export()), poll_seconds=0)
+        versions.start()
+        _EXPORT["api"] = RestApi({"m": versions})  # type: ignore[assignment]
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    status, payload = _EXPORT["api"].handle("POST" if ":" in path else "GET", path, data)
+    if status != 200:
+        raise RequestError(f"HTTP {status}: {json.loads(payload)['error']}", status)
+
+
+def _export_with(tmp: str, receiver_fn: Callable) -> None:
+    """export_saved_model of the trained model behind `_export()` into `tmp`/exports."""
+    model_dir = os.path.join(os.path.dirname(os.path.dirname(_export())), "m")
+    est = tf.estimator.DNNRegressor([4], [_num()], model_dir=model_dir)
+    est.export_saved_model(os.path.join(tmp, "exports"), receiver_fn)
+
+
+def _request_error() -> type:
+    from torchestimator.serving._errors import RequestError
+
+    return RequestError
+
+
+ROWS += [
+    Row("tfrecord-corrupt-record", "TFRecord reader",
+        lambda t: _records(_damaged(_tfrecord(t), "flip")), tf.errors.DataLossError,
+        ("{tmp}/data.tfrecord", "CRC", "byte offset 0")),
+    Row("tfrecord-truncated-file", "TFRecord reader",
+        lambda t: _records(_damaged(_tfrecord(t), "truncate")), tf.errors.DataLossError,
+        ("{tmp}/data.tfrecord", "truncated record", "byte offset 21")),
+    Row("tfrecord-gzip-read-uncompressed", "TFRecord reader",
+        lambda t: _records(_tfrecord(t, "GZIP")), tf.errors.DataLossError,
+        ("{tmp}/data.tfrecord", "check compression_type")),
+    Row("tfrecord-plain-read-as-gzip", "TFRecord reader",
+        lambda t: _records(_tfrecord(t), "GZIP"), tf.errors.DataLossError,
+        ("{tmp}/data.tfrecord", "GZIP")),
+    Row("tfrecord-unknown-compression", "TFRecord reader",
+        lambda t: _records(_tfrecord(t), "BZ2"), ValueError, ("compression_type", "BZ2")),
+    Row("tfrecord-missing-file", "TFRecord reader",
+        lambda t: _records(os.path.join(t, "nope.tfrecord")), FileNotFoundError,
+        ("{tmp}/nope.tfrecord",)),
+    Row("signature-missing-input", "exports",
+        lambda t: _signature(), ValueError, ("'predict'", "missing input", "'x'")),
+    Row("signature-unexpected-input", "exports",
+        lambda t: _signature(x=np.zeros(1, np.float32), y=np.zeros(1, np.float32)), ValueError,
+        ("'predict'", "unexpected input", "'y'")),
+    Row("signature-wrong-dtype", "exports",
+        lambda t: _signature(x=np.array(["a"])), TypeError, ("'x'", "float32")),
+    Row("signature-wrong-shape", "exports",
+        lambda t: _signature(x=np.zeros((2, 2), np.float32)), ValueError, ("'x'", "[2, 2]")),
+    Row("export-damaged-variables", "exports",
+        lambda t: _damaged_export(t, "variables.safetensors"), ValueError,
+        ("{tmp}/export/variables.safetensors", "checksum", "damaged")),
+    Row("export-missing-program", "exports",
+        lambda t: _damaged_export(t, "program.json", remove=True), FileNotFoundError,
+        ("{tmp}/export/program.json", "missing")),
+    Row("export-not-an-export-dir", "exports",
+        lambda t: tf.saved_model.load(t), FileNotFoundError, ("{tmp}", "saved_model.json")),
+    Row("receiver-feature-spec-not-a-dict", "exports",
+        lambda t: tf.estimator.export.build_parsing_serving_input_receiver_fn("x")(), ValueError,
+        ("feature_spec",)),
+    Row("receiver-missing-feature", "exports",
+        lambda t: _export_with(t, tf.estimator.export.build_raw_serving_input_receiver_fn(
+            {"y": tf.TensorSpec([None])})), ValueError, ("'x'", "['y']")),
+    Row("receiver-fn-returns-a-dict", "exports",
+        lambda t: _export_with(t, lambda: {"x": 1}), ValueError,
+        ("serving_input_receiver_fn", "dict")),
+    Row("serving-body-not-json", "serving requests",
+        lambda t: _request("/v1/models/m:predict", b"{instances: [1]}"), _request_error(),
+        ("HTTP 400", "JSON Parse error", "offset")),
+    Row("serving-missing-named-input", "serving requests",
+        lambda t: _request("/v1/models/m:predict", {"signature_name": "predict", "inputs": {}}),
+        _request_error(), ("HTTP 400", "Missing named input: x")),
+    Row("serving-wrong-json-type", "serving requests",
+        lambda t: _request("/v1/models/m:predict", {"signature_name": "predict",
+                                                    "instances": ["a"]}),
+        _request_error(), ("HTTP 400", "input 'x'", "float32")),
+    Row("serving-unknown-signature", "serving requests",
+        lambda t: _request("/v1/models/m:predict", {"instances": [1.0]}), _request_error(),
+        ("HTTP 400", "serving_default", "predict")),
+    Row("serving-unknown-version", "serving requests",
+        lambda t: _request("/v1/models/m/versions/7:predict", {"instances": [1.0]}),
+        _request_error(), ("HTTP 404", "Specific(m, 7)")),
+    Row("serving-nested-too-deep", "serving requests",
+        lambda t: _request("/v1/models/m:predict", b'{"instances": ' + b"[" * 500 + b"]" * 500
+                           + b"}"), _request_error(), ("HTTP 400", "limit of 100 levels")),
+]
+
+
+
 def _tree_digest(path: str) -> dict[str, str]:
     out = {}
     if not os.path.isdir(path):

@@ -60,4 +60,4 @@ def test_sigkill_during_export_never_leaves_a_partial_version(tmp_path):
 
 @pytest.mark.slow
 def test_sigkill_during_export_many_trials(tmp_path):
-    assert _trials(tmp_path, 10, seed=2) >= 1
+    assert _trials(tmp_path, 20, seed=2) >= 1

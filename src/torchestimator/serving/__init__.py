@@ -15,7 +15,9 @@ answers, as `tensorflow_model_server` does:
 Errors are `{"error": "..."}` with 400 (bad request), 404 (unknown model,
 version or path), 413 (body over --max_body_bytes), 504 (over
 --rest_api_timeout_in_ms) or 500 (the model failed); the server keeps
-serving. Bytes travel as `{"b64": "..."}` both ways (outputs whose name ends
+serving. A body nesting arrays/objects deeper than 100 levels is a 400; a
+version directory that is a symlink out of the base path is never loaded (logged).
+Bytes travel as `{"b64": "..."}` both ways (outputs whose name ends
 in `_bytes`). Beyond TF Serving, an export with a parsing receiver also takes
 plain feature dicts in `:predict` (`{"instances": [{"x": 1.5, "kind": "a"}]}`).
 

@@ -47,6 +47,7 @@ _STATUS = re.compile(
     r"/v1/models(?:/([^/:]+))?(?:/versions/(\d+)|/labels/([^/:]+))?(/metadata)?",
     re.IGNORECASE)
 DEFAULT_SIGNATURE = "serving_default"
+MAX_JSON_DEPTH = 100  # nesting levels of arrays/objects a request body may have
 CLASSIFY_METHOD = "tensorflow/serving/classify"
 REGRESS_METHOD = "tensorflow/serving/regress"
 _TF_DTYPES = {
@@ -235,6 +236,25 @@ def _label_error(name: str, label: str) -> RequestError:
                      "use /versions/N")
 
 
+def _too_deep() -> RequestError:
+    return RequestError(
+        f"JSON Parse error: the document nests arrays/objects deeper than the server's limit of "
+        f"{MAX_JSON_DEPTH} levels; send tensors of lower rank")
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(body: bytes) -> int:
+    """How deep the arrays/objects of the valid JSON `body` nest (brackets outside strings,
+    counted at C speed; json.loads also takes UTF-16/32, counted once re-encoded)."""
+    if not json.detect_encoding(body).startswith("utf-8"):
+        body = body.decode(json.detect_encoding(body)).encode("utf-8")
+    codes = np.frombuffer(_JSON_STRING.sub(b"", body), np.uint8)
+    steps = (codes == 91).astype(np.int32) + (codes == 123) - (codes == 93) - (codes == 125)
+    return int(np.cumsum(steps).max(initial=0))
+
+
 def _parse_json(body: bytes) -> dict:
     if not body:
         raise RequestError("JSON Parse error: The document is empty")
@@ -245,7 +265,9 @@ def _parse_json(body: bytes) -> dict:
     except UnicodeDecodeError as error:
         raise RequestError(f"JSON Parse error: the body is not UTF-8 text ({error})") from None
     except RecursionError:
-        raise RequestError("JSON Parse error: the document is nested too deeply") from None
+        raise _too_deep() from None
+    if body.count(b"[") + body.count(b"{") > MAX_JSON_DEPTH and _depth(body) > MAX_JSON_DEPTH:
+        raise _too_deep()  # (only a body with that many brackets can be that deep)
     if not isinstance(document, dict):
         raise RequestError(f"JSON Value: {shorten(document)} Is not object; the body must be a "
                            "JSON object")

@@ -61,8 +61,27 @@ class Servable:
                 f"(version {self.version}) has {sorted(self.signatures)}") from None
 
 
+_REFUSED_LINKS: set[tuple[str, str]] = set()  # (link, target) already logged
+
+
+def links_outside(base_path: str, path: str) -> bool:
+    """True (logged once per link and target) when the version directory `path` is a symlink
+    resolving outside `base_path`: such a version is never loaded."""
+    if not os.path.islink(path):
+        return False
+    base, target = os.path.realpath(base_path), os.path.realpath(path)
+    if os.path.commonpath([base, target]) == base:
+        return False
+    if (path, target) not in _REFUSED_LINKS:
+        _REFUSED_LINKS.add((path, target))
+        _LOG.error("Refusing version directory %s: it is a symlink to %s, outside the model base "
+                   "path %s; copy the export into the base path instead", path, target, base)
+    return True
+
+
 def list_versions(base_path: str) -> dict[int, str]:
-    """Version number -> directory for the numbered subdirectories of `base_path`."""
+    """Version number -> directory for the numbered subdirectories of `base_path` (symlinks
+    out of `base_path` left out)."""
     found: dict[int, str] = {}
     try:
         entries = os.scandir(base_path)
@@ -70,7 +89,8 @@ def list_versions(base_path: str) -> dict[int, str]:
         return found
     with entries:
         for entry in entries:
-            if entry.name.isdigit() and entry.is_dir():
+            if (entry.name.isdigit() and entry.is_dir()
+                    and not (entry.is_symlink() and links_outside(base_path, entry.path))):
                 version = int(entry.name)
                 if version <= _MAX_VERSION:
                     found[version] = entry.path
@@ -221,7 +241,8 @@ class ModelVersions:
         if servable is not None:
             return servable
         path = os.path.join(self.base_path, str(version))
-        if version > _MAX_VERSION or not os.path.isdir(path):
+        if version > _MAX_VERSION or not os.path.isdir(path) or links_outside(self.base_path,
+                                                                              path):
             raise not_found(f"Servable not found for request: Specific({self.name}, {version}); "
                             f"versions of {self.name!r} on disk: "
                             f"{sorted(list_versions(self.base_path))}")
