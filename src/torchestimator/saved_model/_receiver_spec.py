@@ -210,6 +210,19 @@ def _sample_value(spec: TensorSpec, batch_size: int) -> Any:
     return torch.zeros(shape, dtype=spec.dtype)
 
 
+def _bytes_array(value: Any, describe: Any) -> np.ndarray:
+    """`value` as a numpy object array of bytes (str encoded as UTF-8), a copy: the caller's
+    array is never changed. `describe(index, item)` gives the TypeError for a non-string."""
+    array = np.array(value, dtype=object)
+    flat = array.reshape(-1)
+    for index, item in enumerate(flat):
+        if isinstance(item, str):
+            flat[index] = item.encode("utf-8")
+        elif not isinstance(item, bytes):
+            raise describe(index, item)
+    return flat.reshape(array.shape)
+
+
 def as_string_batch(value: Any, name: str, signature: str) -> np.ndarray:
     """`value` (a list or array of bytes/str) as a 1-D numpy object array of bytes; raises
     TypeError naming the input otherwise."""
@@ -220,20 +233,14 @@ def as_string_batch(value: Any, name: str, signature: str) -> np.ndarray:
             f"Input {name!r} of signature {signature!r} must be a batch of serialized "
             f"tf.train.Example strings (bytes); got a {value.dtype} tensor."
         )
-    array = np.array(value, dtype=object)  # a copy: the caller's array is never changed
+    array = _bytes_array(value, lambda index, item: TypeError(
+        f"Input {name!r} of signature {signature!r} must hold serialized tf.train.Example "
+        f"bytes; item {index} is a {type(item).__name__}."))
     if array.ndim != 1:
         raise ValueError(
             f"Input {name!r} of signature {signature!r} must be a 1-D batch of serialized "
             f"tf.train.Example strings; got shape {array.shape}."
         )
-    for index, item in enumerate(array):
-        if isinstance(item, str):
-            array[index] = item.encode("utf-8")
-        elif not isinstance(item, bytes):
-            raise TypeError(
-                f"Input {name!r} of signature {signature!r} must hold serialized tf.train.Example "
-                f"bytes; item {index} is a {type(item).__name__}."
-            )
     return array
 
 
@@ -242,18 +249,10 @@ def convert_input(value: Any, spec: TensorSpec, name: str, signature: str) -> An
     TypeError/ValueError naming the input, the expected and the actual dtype or shape."""
     expected_shape = spec.shape
     if spec.dtype is _dtypes.string:
-        array = np.array(value, dtype=object)  # a copy: the caller's array is never changed
-        flat = array.reshape(-1)
-        for index, item in enumerate(flat):
-            if isinstance(item, str):
-                flat[index] = item.encode("utf-8")
-            elif not isinstance(item, bytes):
-                raise TypeError(
-                    f"Input {name!r} of signature {signature!r} expects strings (DT_STRING); "
-                    f"got a {type(item).__name__} ({item!r:.40})."
-                )
-        result: Any = flat.reshape(array.shape)
-        shape = array.shape
+        result: Any = _bytes_array(value, lambda index, item: TypeError(
+            f"Input {name!r} of signature {signature!r} expects strings (DT_STRING); "
+            f"got a {type(item).__name__} ({item!r:.40})."))
+        shape = result.shape
     else:
         try:
             if isinstance(value, torch.Tensor):
