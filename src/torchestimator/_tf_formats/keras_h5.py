@@ -246,8 +246,8 @@ def is_keras2_archive(path: str) -> bool:
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError):
-        return False
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError):
+        return False  # not a readable zip: the .keras reader names the damage
     return KERAS_ARCHIVE_WEIGHTS in names and "config.json" in names
 
 
