@@ -295,7 +295,6 @@ def build(
         "format_version": _layout.FORMAT_VERSION,
         "receiver": receiver.to_json(),
         "preprocessing": preprocessing,
-        "program": {"features": sorted(tensor_features), "preprocessing_calls": len(record.calls)},
         "signatures": signatures,
         "torch_version": torch.__version__,
     }

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator.saved_model._receiver_spec import numpy_dtype
 
 
 def _values_of(value: Any) -> list:
@@ -80,8 +81,7 @@ def _fixed_numeric(columns: Mapping[str, list], feature_spec: Mapping[str, Any],
         shape = tuple(int(d) for d in spec.shape)
         if array.size != size * int(np.prod(shape, dtype=np.int64)):
             return None
-        numpy_dtype = np.float32 if spec.dtype is torch.float32 else torch.empty((), dtype=spec.dtype).numpy().dtype
-        out[key] = torch.from_numpy(np.ascontiguousarray(array, dtype=numpy_dtype).reshape((size,) + shape))
+        out[key] = torch.from_numpy(np.ascontiguousarray(array, dtype=numpy_dtype(spec.dtype)).reshape((size,) + shape))
     return out
 
 
@@ -91,7 +91,6 @@ def features_from_values(values: Mapping[str, Any], feature_spec: Mapping[str, A
     naming the feature and the example for unknown features, ragged batches and values of
     the wrong kind."""
     from torchestimator.io import parse_example
-    from torchestimator.train import Example
 
     if not isinstance(values, Mapping):
         raise TypeError(f"Signature {signature!r}: features must be a dict of name -> values; got "
@@ -116,18 +115,28 @@ def features_from_values(values: Mapping[str, Any], feature_spec: Mapping[str, A
         return direct
     serialized = np.empty(size, dtype=object)
     for row in range(size):
-        example = Example()
-        feature_map = example.features.feature
-        for key, column in columns.items():
-            items = _values_of(column[row])
-            if not items:
-                continue
-            dtype = feature_spec[key].dtype
-            if dtype is _dtypes.string:
-                feature_map[key].bytes_list.value.extend(_as_bytes(i, key, row) for i in items)
-            elif dtype.is_floating_point:
-                feature_map[key].float_list.value.extend(_number(i, key, row, False) for i in items)
-            else:
-                feature_map[key].int64_list.value.extend(_number(i, key, row, True) for i in items)
+        example = example_for_row({key: column[row] for key, column in columns.items()}, feature_spec, row)
         serialized[row] = example.SerializeToString()
     return dict(parse_example(serialized, dict(feature_spec)))
+
+
+def example_for_row(values: Mapping[str, Any], feature_spec: Mapping[str, Any], row: int = 0) -> Any:
+    """A `tf.train.Example` holding one example's `values` (feature name -> value or list),
+    each in the list kind its spec's dtype reads (see the module docstring); an empty or
+    None value leaves the feature out. Errors name the feature and `row`."""
+    from torchestimator.train import Example
+
+    example = Example()
+    feature_map = example.features.feature
+    for key, value in values.items():
+        items = _values_of(value)
+        if not items:
+            continue
+        dtype = feature_spec[key].dtype
+        if dtype is _dtypes.string:
+            feature_map[key].bytes_list.value.extend(_as_bytes(i, key, row) for i in items)
+        elif dtype.is_floating_point:
+            feature_map[key].float_list.value.extend(_number(i, key, row, False) for i in items)
+        else:
+            feature_map[key].int64_list.value.extend(_number(i, key, row, True) for i in items)
+    return example

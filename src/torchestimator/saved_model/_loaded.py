@@ -29,9 +29,7 @@ class _Runtime:
     def __init__(self, directory: str, document: Mapping[str, Any], graph: bytes, tensors: dict[str, torch.Tensor]):
         self.directory = directory
         self.receiver = ReceiverSpec.from_json(document["receiver"])
-        program_tensors = {k[len(_layout.PROGRAM_PREFIX):]: v for k, v in tensors.items()
-                           if k.startswith(_layout.PROGRAM_PREFIX)}
-        program = _program.program_from_bytes(graph, program_tensors, os.path.join(directory, _layout.PROGRAM))
+        program = _program.program_of_export(directory, graph, tensors)
         self.program = program
         self._forward, self.feature_names, self._output_names = _flat_forward(program)
         self.layers = []
@@ -175,7 +173,7 @@ class Signature:
             )
         receiver_inputs = {self._to_receiver[k]: v for k, v in inputs.items()}
         features = self._runtime.receiver.features_from_inputs(receiver_inputs, self.name)
-        return self._finish(self._runtime.run(self._model_features(features)))
+        return self._finish(self._runtime.run(features))
 
     def call_on_features(self, features: Mapping[str, Any]) -> dict[str, Any]:
         """Runs the signature on already-parsed features (name -> values, batch first), for an
@@ -191,9 +189,6 @@ class Signature:
 
         parsed = features_from_values(features, receiver.feature_spec or {}, self.name)
         return self._finish(self._runtime.run(parsed))
-
-    def _model_features(self, features: dict[str, Any]) -> Any:
-        return features
 
     def _finish(self, outputs: Mapping[str, torch.Tensor]) -> dict[str, Any]:
         result: dict[str, Any] = {}

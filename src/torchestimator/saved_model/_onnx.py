@@ -37,10 +37,8 @@ def export_onnx(export_dir: str | bytes | os.PathLike, opset_version: int | None
             "Exporting to ONNX needs onnx and onnxscript: `pip install torchestimator[onnx]`."
         ) from None
     directory = os.fsdecode(export_dir)
-    document, graph, tensors = _layout.read_files(directory)
-    program_tensors = {k[len(_layout.PROGRAM_PREFIX):]: v for k, v in tensors.items()
-                       if k.startswith(_layout.PROGRAM_PREFIX)}
-    program = _program.program_from_bytes(graph, program_tensors, os.path.join(directory, _layout.PROGRAM))
+    _, graph, tensors = _layout.read_files(directory)
+    program = _program.program_of_export(directory, graph, tensors)
     in_spec = program.call_spec.in_spec
     (features, preprocessed), _ = pytree.tree_unflatten(list(range(in_spec.num_leaves)), in_spec)
     input_names: list[str | None] = [None] * in_spec.num_leaves
@@ -70,5 +68,4 @@ def export_onnx(export_dir: str | bytes | os.PathLike, opset_version: int | None
     state_io.atomic_write_bytes(onnx_path, data)
     names = {"inputs": input_names, "outputs": output_names, "onnx_sha256": state_io.sha256(data)}
     state_io.atomic_write_bytes(os.path.join(directory, ONNX_NAMES), json.dumps(names, indent=1).encode())
-    del document
     return onnx_path

@@ -9,6 +9,7 @@ unpickling happens.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import torch
@@ -61,3 +62,13 @@ def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: s
             f"{source}: the exported program cannot be read ({type(e).__name__}: {e}). The file is "
             "damaged, or it was written by an incompatible torch version; export the model again."
         ) from e
+
+
+def program_of_export(directory: str, graph: bytes, tensors: dict[str, torch.Tensor]) -> torch.export.ExportedProgram:
+    """The program of an export read by `_layout.read_files`: its graph with the tensors stored
+    under the program's prefix in `variables.safetensors`."""
+    from torchestimator.saved_model import _layout
+
+    prefix = _layout.PROGRAM_PREFIX
+    program_tensors = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}
+    return program_from_bytes(graph, program_tensors, os.path.join(directory, _layout.PROGRAM))

@@ -73,7 +73,7 @@ def parse_spec_from_json(data: Mapping[str, Any]) -> Any:
         if dtype is _dtypes.string:
             default = np.asarray([d.encode("utf-8", "surrogateescape") for d in default], dtype=object)
         else:
-            default = np.asarray(default, dtype=_numpy_dtype(dtype))
+            default = np.asarray(default, dtype=numpy_dtype(dtype))
         default = default.reshape(shape) if shape and default.size == int(np.prod(shape)) else (
             default[0] if default.size == 1 and not shape else default)
     if kind == "FixedLenFeature":
@@ -84,7 +84,8 @@ def parse_spec_from_json(data: Mapping[str, Any]) -> Any:
     raise ValueError(f"Unknown parse spec kind {kind!r} in the export's receiver.")
 
 
-def _numpy_dtype(dtype: Any) -> Any:
+def numpy_dtype(dtype: Any) -> Any:
+    """The numpy dtype of a torchestimator dtype (object for strings)."""
     if dtype is _dtypes.string:
         return object
     return torch.empty((), dtype=dtype).numpy().dtype
@@ -171,35 +172,22 @@ def parse_examples(serialized: np.ndarray, feature_spec: Mapping[str, Any]) -> d
 def sample_examples(feature_spec: Mapping[str, Any], batch_size: int) -> np.ndarray:
     """`batch_size` serialized `tf.train.Example`s with every feature of `feature_spec` present
     (its default value, or zeros / b'a' of the spec's shape; one value for a variable-length
-    feature)."""
-    from torchestimator.train import Example
+    feature, two steps for a sequence feature)."""
+    from torchestimator.saved_model._features import example_for_row
 
-    examples = []
-    for _ in range(batch_size):
-        example = Example()
-        for key, spec in feature_spec.items():
-            shape = tuple(getattr(spec, "shape", ()) or ())
-            if type(spec).__name__ == "VarLenFeature":
-                count = 1
-            elif type(spec).__name__ == "FixedLenSequenceFeature":
-                count = 2 * int(np.prod(shape)) if shape else 2
-            else:
-                count = int(np.prod(shape)) if shape else 1
-            default = getattr(spec, "default_value", None)
-            feature = example.features.feature[key]
-            if spec.dtype is _dtypes.string:
-                values = (list(np.asarray(default, dtype=object).reshape(-1)) if default is not None
-                          else [b"a"] * count)
-                feature.bytes_list.value.extend(v if isinstance(v, bytes) else str(v).encode() for v in values)
-            elif spec.dtype in (torch.float16, torch.float32, torch.float64, torch.bfloat16):
-                values = list(np.asarray(default, dtype=np.float64).reshape(-1)) if default is not None else [0.0] * count
-                feature.float_list.value.extend(float(v) for v in values)
-            else:
-                values = list(np.asarray(default, dtype=np.int64).reshape(-1)) if default is not None else [0] * count
-                feature.int64_list.value.extend(int(v) for v in values)
-        examples.append(example.SerializeToString())
+    row: dict[str, Any] = {}
+    for key, spec in feature_spec.items():
+        kind = type(spec).__name__
+        size = int(np.prod(tuple(getattr(spec, "shape", ()) or ()), dtype=np.int64))
+        count = 1 if kind == "VarLenFeature" else 2 * size if kind == "FixedLenSequenceFeature" else size
+        default = getattr(spec, "default_value", None)
+        if default is not None:
+            row[key] = np.asarray(default, dtype=numpy_dtype(spec.dtype)).reshape(-1).tolist()
+        else:
+            row[key] = [b"a" if spec.dtype is _dtypes.string else 0] * count
+    serialized = example_for_row(row, feature_spec).SerializeToString()
     out = np.empty(batch_size, dtype=object)
-    out[:] = examples
+    out[:] = [serialized] * batch_size
     return out
 
 
