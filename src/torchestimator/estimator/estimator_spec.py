@@ -130,7 +130,7 @@ class EstimatorSpec(namedtuple("EstimatorSpec", _FIELDS)):
 
 
 def _default_export_outputs(export_outputs: dict | None, predictions: Any) -> dict:
-    from torchestimator.estimator.export.export_output import PredictOutput
+    from torchestimator.saved_model._export_output import PredictOutput
 
     if export_outputs is None:
         return {"serving_default": PredictOutput(predictions)}

@@ -28,13 +28,15 @@ from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
 from torchestimator._engine import export_capture, state_io
 from torchestimator.saved_model import _layout, _program
+from torchestimator.saved_model._export_output import (
+    CLASSIFY_METHOD,
+    PREDICT_METHOD,
+    REGRESS_METHOD,
+)
 from torchestimator.saved_model._receiver_spec import ReceiverSpec, spec_to_json
 
 logger = logging.getLogger("torchestimator")
 
-CLASSIFY = "tensorflow/serving/classify"
-REGRESS = "tensorflow/serving/regress"
-PREDICT = "tensorflow/serving/predict"
 SAMPLE_BATCH = 3
 
 
@@ -82,19 +84,19 @@ def _signature_plans(outputs: Mapping[str, Any], receiver: ReceiverSpec) -> list
     excluded = []
     for key, output in outputs.items():
         method = getattr(output, "signature_method", None)
-        if method not in (CLASSIFY, REGRESS, PREDICT) or not callable(getattr(output, "as_dict", None)):
+        if method not in (CLASSIFY_METHOD, REGRESS_METHOD, PREDICT_METHOD) or not callable(getattr(output, "as_dict", None)):
             raise ExportError(
                 f"export_outputs[{key!r}] must be an ExportOutput (PredictOutput, "
                 f"ClassificationOutput, RegressionOutput); got {type(output).__name__}."
             )
-        if method in (CLASSIFY, REGRESS):
+        if method in (CLASSIFY_METHOD, REGRESS_METHOD):
             if not receiver.single_string_input:
                 excluded.append(key)
                 continue
             (spec,) = receiver.inputs.values()
             plans.append(_SignaturePlan(key, method, {"inputs": spec}, output.as_dict()))
         else:
-            plans.append(_SignaturePlan(key, PREDICT, dict(receiver.inputs), output.as_dict()))
+            plans.append(_SignaturePlan(key, PREDICT_METHOD, dict(receiver.inputs), output.as_dict()))
     if excluded:
         logger.info("Signatures EXCLUDED from export because they cannot be served via "
                     "TensorFlow Serving APIs: %s (the receiver is not one string tensor)", excluded)

@@ -17,20 +17,8 @@ import torch
 
 from torchestimator._dtypes import TensorSpec
 from torchestimator.saved_model import _builder
+from torchestimator.saved_model._export_output import PredictOutput
 from torchestimator.saved_model._receiver_spec import RAW, ReceiverSpec
-
-
-class _PredictOutput:
-    """A predict signature's outputs (what `tf.estimator.export.PredictOutput` is, without
-    importing the Estimator into Keras)."""
-
-    signature_method = _builder.PREDICT
-
-    def __init__(self, outputs: dict[str, Any]):
-        self.outputs = outputs
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.outputs)
 
 
 def _specs(model: Any, input_signature: Any) -> tuple[dict[str, TensorSpec], str]:
@@ -85,7 +73,7 @@ def export_keras_model(model: Any, filepath: str | os.PathLike, input_signature:
             named = dict(zip(keys, outputs))
         else:
             named = {output_names[0] if len(output_names) == 1 else "output_0": outputs}
-        return {"serving_default": _PredictOutput(named)}
+        return {"serving_default": PredictOutput(named)}
 
     was_training = model.training
     model.eval()

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import torchestimator as tf
-from torchestimator.estimator.export.export_output import (
+from torchestimator.estimator.export import (
     ClassificationOutput,
     PredictOutput,
     RegressionOutput,

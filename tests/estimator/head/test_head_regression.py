@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchestimator as tf
-from torchestimator.estimator.export.export_output import RegressionOutput
+from torchestimator.estimator.export import RegressionOutput
 from torchestimator.estimator.head import (
     LogisticRegressionHead,
     PoissonRegressionHead,

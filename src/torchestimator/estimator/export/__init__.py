@@ -6,7 +6,7 @@ from torchestimator.estimator.export._receivers import (
     build_parsing_serving_input_receiver_fn,
     build_raw_serving_input_receiver_fn,
 )
-from torchestimator.estimator.export.export_output import (
+from torchestimator.saved_model._export_output import (
     ClassificationOutput,
     ExportOutput,
     PredictOutput,

@@ -7,11 +7,6 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.estimator.export.export_output import (
-    ClassificationOutput,
-    PredictOutput,
-    RegressionOutput,
-)
 from torchestimator.estimator.head import _labels, base_head
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.keys import (
@@ -21,6 +16,11 @@ from torchestimator.estimator.head.keys import (
     REGRESS_SERVING_KEY,
     MetricKeys,
     PredictionKeys,
+)
+from torchestimator.saved_model._export_output import (
+    ClassificationOutput,
+    PredictOutput,
+    RegressionOutput,
 )
 
 _VALID_KEYS = (

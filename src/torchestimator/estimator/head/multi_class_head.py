@@ -7,7 +7,6 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.estimator.export.export_output import ClassificationOutput, PredictOutput
 from torchestimator.estimator.head import _labels, base_head
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.binary_class_head import check_prediction_keys
@@ -18,6 +17,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.saved_model._export_output import ClassificationOutput, PredictOutput
 
 _VALID_KEYS = (
     PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASS_IDS,

@@ -8,10 +8,10 @@ import torch
 
 from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.estimator_spec import EstimatorSpec
-from torchestimator.estimator.export.export_output import PredictOutput
 from torchestimator.estimator.head import base_head
 from torchestimator.estimator.head.keys import DEFAULT_SERVING_KEY, PREDICT_SERVING_KEY, MetricKeys
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
+from torchestimator.saved_model._export_output import PredictOutput
 
 
 class MultiHead(base_head.Head):

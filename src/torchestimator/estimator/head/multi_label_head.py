@@ -9,7 +9,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from torchestimator.estimator.export.export_output import ClassificationOutput, PredictOutput
 from torchestimator.estimator.head import _labels, base_head
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.binary_class_head import check_prediction_keys
@@ -20,6 +19,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.saved_model._export_output import ClassificationOutput, PredictOutput
 
 _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
 

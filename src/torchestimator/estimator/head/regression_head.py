@@ -9,7 +9,6 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.estimator.export.export_output import PredictOutput, RegressionOutput
 from torchestimator.estimator.head import _labels, base_head
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.keys import (
@@ -19,6 +18,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.saved_model._export_output import PredictOutput, RegressionOutput
 
 
 class RegressionHead(base_head.Head):

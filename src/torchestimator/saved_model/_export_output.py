@@ -1,11 +1,18 @@
 """Export outputs: what a serving signature returns (`PredictOutput`, `ClassificationOutput`,
-`RegressionOutput`), as TF's `tf.estimator.export` classes."""
+`RegressionOutput`), as TF's `tf.estimator.export` classes.
+
+They live with the export format, not in the Estimator, so Keras exports use them too
+(`keras` never imports `estimator`); `tf.estimator.export` re-exports them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import torch
+
+PREDICT_METHOD = "tensorflow/serving/predict"
+CLASSIFY_METHOD = "tensorflow/serving/classify"
+REGRESS_METHOD = "tensorflow/serving/regress"
 
 
 class ExportOutput:
@@ -21,7 +28,7 @@ class ExportOutput:
 class PredictOutput(ExportOutput):
     """The outputs of a `predict` signature: a tensor (keyed 'output') or a dict of tensors."""
 
-    signature_method = "tensorflow/serving/predict"
+    signature_method = PREDICT_METHOD
 
     def __init__(self, outputs: Any):
         if isinstance(outputs, torch.Tensor):
@@ -39,7 +46,7 @@ class PredictOutput(ExportOutput):
 class ClassificationOutput(ExportOutput):
     """The outputs of a `classify` signature: `scores` (batch, n) and/or `classes` (batch, n) strings."""
 
-    signature_method = "tensorflow/serving/classify"
+    signature_method = CLASSIFY_METHOD
 
     def __init__(self, scores: Any = None, classes: Any = None):
         if scores is None and classes is None:
@@ -59,7 +66,7 @@ class ClassificationOutput(ExportOutput):
 class RegressionOutput(ExportOutput):
     """The output of a `regress` signature: one float value per example."""
 
-    signature_method = "tensorflow/serving/regress"
+    signature_method = REGRESS_METHOD
 
     def __init__(self, value: Any):
         if value is None:
