@@ -20,6 +20,12 @@ and renamed (tensors first, then JSON), then the index file `<dir>/checkpoint`
 atomically; a crash at any moment leaves the previous complete checkpoint
 reachable. Loading never unpickles.
 
+A directory may be the URL of an object store (`s3://`, `gs://`, `memory://`; see
+`storage.py`). A store has no rename: each file is one upload that appears whole, the
+tensors first, then the metadata that completes the checkpoint, then the index, so a
+reader never finds an index naming a missing checkpoint; old checkpoints are deleted
+metadata first. TensorFlow's own checkpoint format is read from local paths only.
+
 `CheckpointManager` (the Estimator's `model.ckpt-<step>` files) and `tf.train.Checkpoint`
 (object-based, `train/_checkpoint.py`) both write through `write_checkpoint` and
 `write_index`: one format, whatever names the tensors carry.
@@ -43,6 +49,7 @@ import torch
 from google.protobuf import text_encoding
 from safetensors import safe_open
 
+from torchestimator._engine import storage
 from torchestimator._engine.dir_lock import hold_again_if_recreated
 from torchestimator._engine.state_io import (
     dumps_json,
@@ -113,10 +120,9 @@ _INDEX_LINE = re.compile(r'^\s*([a-z_]+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|([-+0-9.eE
 
 def _read_index(directory: str, latest_filename: str | None = None) -> dict[str, Any] | None:
     """Parses `<directory>/checkpoint`; returns None when it is missing or unreadable."""
-    path = os.path.join(directory, latest_filename or INDEX_FILENAME)
+    path = storage.join(directory, latest_filename or INDEX_FILENAME)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = storage.read_bytes(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     state: dict[str, Any] = {
@@ -154,7 +160,9 @@ def _read_index(directory: str, latest_filename: str | None = None) -> dict[str,
 
 
 def _resolve(directory: str, path: str) -> str:
-    return path if os.path.isabs(path) else os.path.join(directory, path)
+    if "://" in path or (os.path.isabs(path) and not storage.is_url(directory)):
+        return path
+    return storage.join(directory, path)
 
 
 # ---------------------------------------------------------------------------
@@ -166,6 +174,9 @@ _VERIFIED: dict[str, tuple[tuple, dict[str, Any]]] = {}
 
 
 def _signature(prefix: str) -> tuple | None:
+    if storage.is_url(prefix):
+        a, b = storage.signature(prefix + METADATA_SUFFIX), storage.signature(prefix + TENSORS_SUFFIX)
+        return None if a is None or b is None else a + b
     try:
         a = os.stat(prefix + METADATA_SUFFIX)
         b = os.stat(prefix + TENSORS_SUFFIX)
@@ -177,8 +188,8 @@ def _signature(prefix: str) -> tuple | None:
 def _read_metadata(prefix: str) -> dict[str, Any]:
     json_path = prefix + METADATA_SUFFIX
     tensors_path = prefix + TENSORS_SUFFIX
-    if not os.path.exists(json_path):
-        if os.path.exists(tensors_path):
+    if not storage.exists(json_path):
+        if storage.exists(tensors_path):
             raise CorruptCheckpointError(
                 f"Checkpoint {prefix!r} is incomplete: {tensors_path} exists but its metadata file "
                 f"{json_path} is missing (the save was interrupted)."
@@ -188,8 +199,7 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             "Pass a checkpoint prefix such as '<model_dir>/model.ckpt-<step>' or a model_dir."
         )
     try:
-        with open(json_path, encoding="utf-8") as f:
-            metadata = json.load(f)
+        metadata = json.loads(storage.read_bytes(json_path).decode("utf-8"))
     except (OSError, ValueError) as e:
         raise CorruptCheckpointError(f"Checkpoint metadata {json_path} is not valid JSON: {e}") from e
     required = ("global_step", "sha256", "size_bytes", "format_version")
@@ -204,11 +214,11 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             f"Checkpoint {prefix!r} has format_version {metadata['format_version']}, newer than the "
             f"{FORMAT_VERSION} this version of torchestimator reads; upgrade torchestimator."
         )
-    if not os.path.exists(tensors_path):
+    if not storage.exists(tensors_path):
         raise CorruptCheckpointError(
             f"Checkpoint {prefix!r} is incomplete: its tensor file {tensors_path} is missing."
         )
-    size = os.path.getsize(tensors_path)
+    size = storage.getsize(tensors_path)
     if size != metadata["size_bytes"]:
         raise CorruptCheckpointError(
             f"Checkpoint tensor file {tensors_path} is truncated or was overwritten: it has "
@@ -261,10 +271,11 @@ def _header_global_step(tensors_path: str) -> int | None:
     """The `global_step` that `write_checkpoint` records in the safetensors header's metadata;
     None when the header cannot be read (the checksum then reports the file) or has none."""
     try:
-        with open(tensors_path, "rb") as f:
+        with storage.open_read(tensors_path) as f:
             prefix = f.read(8)
             size = int.from_bytes(prefix, "little") if len(prefix) == 8 else 0
-            if not 0 < size <= min(os.fstat(f.fileno()).st_size - 8, 100 << 20):
+            total = storage.getsize(tensors_path) if storage.is_url(tensors_path) else os.fstat(f.fileno()).st_size
+            if not 0 < size <= min(total - 8, 100 << 20):
                 return None
             header = json.loads(f.read(size))
     except (OSError, ValueError):
@@ -295,14 +306,13 @@ def _verify(prefix: str) -> dict[str, Any]:
     """Returns the metadata of a complete checkpoint; raises CorruptCheckpointError/FileNotFoundError."""
     if _tf.is_tf(prefix, METADATA_SUFFIX):  # TensorFlow's own format (`_tf_formats`)
         return _tf.tf_metadata(prefix)
-    key = os.path.abspath(prefix)
+    key = storage.abspath(prefix)
     sig = _signature(prefix)
     cached = _VERIFIED.get(key)
     if sig is not None and cached is not None and cached[0] == sig:
         return cached[1]
     metadata = _read_metadata(prefix)
-    with open(prefix + TENSORS_SUFFIX, "rb") as f:
-        data = f.read()
+    data = storage.read_bytes(prefix + TENSORS_SUFFIX)
     _check_bytes(prefix, data, metadata)
     if sig is not None and sig == _signature(prefix):
         if len(_VERIFIED) > 10000:
@@ -331,7 +341,7 @@ _STEP_RE = re.compile(r"^(?P<base>.+)-(?P<step>\d+)" + re.escape(METADATA_SUFFIX
 def _scan(directory: str, basename: str | None = None) -> list[tuple[int, str]]:
     """`(step, prefix)` of every checkpoint-looking file pair in `directory`, oldest step first."""
     try:
-        names = os.listdir(directory)
+        names = storage.listdir(directory)
     except OSError:
         return []
     found = []
@@ -343,10 +353,11 @@ def _scan(directory: str, basename: str | None = None) -> list[tuple[int, str]]:
             continue
         stem = name[: -len(METADATA_SUFFIX)]
         if stem + TENSORS_SUFFIX in names:
-            found.append((int(m.group("step")), os.path.join(directory, stem)))
+            found.append((int(m.group("step")), storage.join(directory, stem)))
     # TensorFlow's own checkpoints (`<base>-<step>.index`, `_tf_formats`), e.g. a model_dir
     # copied from another machine whose index names absolute paths that do not exist here.
-    found += _tf.scan(directory, names, basename, {p for _, p in found})
+    if not storage.is_url(directory):  # TF's format is read from local files only
+        found += _tf.scan(directory, names, basename, {p for _, p in found})
     return sorted(found)
 
 
@@ -380,7 +391,8 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
       complete checkpoint exists.
     """
     checkpoint_dir = os.fspath(checkpoint_dir)
-    index_path = os.path.join(checkpoint_dir, latest_filename or INDEX_FILENAME)
+    checkpoint_dir = storage.local(checkpoint_dir)
+    index_path = storage.join(checkpoint_dir, latest_filename or INDEX_FILENAME)
     state = _read_index(checkpoint_dir, latest_filename)
     chosen: str | None = None
     listed: list[str] = []
@@ -456,8 +468,8 @@ def _written_later(chosen: str, metadata: dict[str, Any], others: list[str]) -> 
 
 
 def _resolve_prefix(prefix_or_dir: str) -> str:
-    prefix_or_dir = os.fspath(prefix_or_dir)
-    if os.path.isdir(prefix_or_dir):
+    prefix_or_dir = storage.local(os.fspath(prefix_or_dir))
+    if storage.isdir(prefix_or_dir):
         found = latest_checkpoint(prefix_or_dir)
         if found is None:
             raise FileNotFoundError(
@@ -498,8 +510,7 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
         return _tf.load_tf_checkpoint(prefix)
     metadata = _read_metadata(prefix)
     tensors_path = prefix + TENSORS_SUFFIX
-    with open(tensors_path, "rb") as f:
-        data = f.read()
+    data = storage.read_bytes(tensors_path)
     _check_bytes(prefix, data, metadata)
     try:
         tensors = tensors_from_bytes(data, source=tensors_path)
@@ -524,6 +535,8 @@ def list_variables(prefix_or_dir: str) -> list[tuple[str, list[int]]]:
         return _tf.list_tf_variables(prefix)
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
+    if storage.is_url(path):
+        return sorted((name, list(t.shape)) for name, t in _remote_tensors(path).items())
     try:
         with safe_open(path, framework="pt") as f:
             return sorted((name, list(f.get_slice(name).get_shape())) for name in f.keys())
@@ -544,7 +557,7 @@ def load_variable(prefix_or_dir: str, name: str) -> np.ndarray:
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
     try:
-        with safe_open(path, framework="pt") as f:
+        with (_RemoteTensors(path) if storage.is_url(path) else safe_open(path, framework="pt")) as f:
             names = list(f.keys())
             if name not in names:
                 close = difflib.get_close_matches(name, names, n=5, cutoff=0.4)
@@ -561,6 +574,33 @@ def load_variable(prefix_or_dir: str, name: str) -> np.ndarray:
     if tensor.dtype == torch.bfloat16:
         tensor = tensor.float()
     return tensor.numpy()
+
+
+def _remote_tensors(path: str) -> dict[str, torch.Tensor]:
+    """The tensors of a safetensors file on a store (read whole: stores have no mmap)."""
+    try:
+        return tensors_from_bytes(storage.read_bytes(path), source=path)
+    except ValueError as e:
+        raise CorruptCheckpointError(str(e)) from e
+
+
+class _RemoteTensors:
+    """`safe_open`'s `keys` / `get_tensor` over a safetensors file on a store."""
+
+    def __init__(self, path: str) -> None:
+        self._tensors = _remote_tensors(path)
+
+    def __enter__(self) -> _RemoteTensors:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    def keys(self) -> list[str]:
+        return list(self._tensors)
+
+    def get_tensor(self, name: str) -> torch.Tensor:
+        return self._tensors[name]
 
 
 # ---------------------------------------------------------------------------
@@ -582,6 +622,9 @@ def _write_temp(directory: str, data: bytes) -> str:
 
 
 def _remove(path: str) -> None:
+    if storage.is_url(path):
+        storage.remove(path)
+        return
     try:
         os.remove(path)
     except FileNotFoundError:
@@ -592,7 +635,7 @@ def _delete_checkpoint(prefix: str) -> None:
     # The metadata goes first: without it the checkpoint is incomplete at once.
     _remove(prefix + METADATA_SUFFIX)
     _remove(prefix + TENSORS_SUFFIX)
-    _VERIFIED.pop(os.path.abspath(prefix), None)
+    _VERIFIED.pop(storage.abspath(prefix), None)
 
 
 def _unwritable(directory: str, error: OSError) -> OSError:
@@ -610,7 +653,7 @@ def _unwritable(directory: str, error: OSError) -> OSError:
 
 def _ensure_directory(directory: str) -> None:
     try:
-        os.makedirs(directory, exist_ok=True)
+        storage.makedirs(directory)
     except OSError as e:
         raise _unwritable(directory, e) from e
 
@@ -633,7 +676,9 @@ def write_checkpoint(
       tf.errors.PermissionDeniedError / NotFoundError (OSErrors): the folder of `prefix`
         cannot be created or written; the message names it.
     """
-    directory = os.path.dirname(os.path.abspath(prefix))
+    prefix = storage.local(os.fspath(prefix))
+    remote = storage.is_url(prefix)
+    directory = storage.dirname(prefix) if remote else os.path.dirname(os.path.abspath(prefix))
     global_step = int(global_step)
     data = tensors_to_bytes(tensors, metadata={"format": _FORMAT_NAME, "global_step": str(global_step)})
     metadata = {
@@ -641,7 +686,7 @@ def write_checkpoint(
         "format_version": FORMAT_VERSION,
         "global_step": global_step,
         "extra": extra if extra is not None else {},
-        "tensors_file": os.path.basename(prefix) + TENSORS_SUFFIX,
+        "tensors_file": storage.basename(prefix) + TENSORS_SUFFIX,
         "sha256": sha256(data),
         "size_bytes": len(data),
         "timestamp": clock(),
@@ -655,6 +700,16 @@ def write_checkpoint(
     except (TypeError, ValueError) as e:
         raise TypeError(f"Checkpoint metadata (`extra`) must be JSON-serializable: {e}") from e
     _ensure_directory(directory)
+    if remote:
+        # An object store has no rename: each file is one upload that appears whole, the
+        # tensors first and the metadata (which completes the checkpoint) last.
+        try:
+            storage.write_bytes(prefix + TENSORS_SUFFIX, data)
+            storage.write_bytes(prefix + METADATA_SUFFIX, meta_bytes)
+        except OSError as e:
+            raise _unwritable(directory, e) from e
+        _VERIFIED.pop(storage.abspath(prefix), None)
+        return
     hold_again_if_recreated(directory)
     try:
         tmp_tensors = _write_temp(directory, data)
@@ -685,12 +740,18 @@ def write_index(
     """Atomically rewrites `<directory>/checkpoint` (TF's `CheckpointState` text format), so
     that `latest_checkpoint(directory)` names `model_checkpoint_path`. Paths inside
     `directory` are written relative to it, as TF does."""
+    directory = storage.local(os.fspath(directory))
+    remote = storage.is_url(directory)
+
     def relative(path: str) -> str:
+        if remote:
+            inside = storage.abspath(storage.dirname(path)) == here if "://" in path else False
+            return storage.basename(path) if inside else path
         if os.path.dirname(path) and os.path.normpath(os.path.dirname(os.path.abspath(path))) == here:
             return os.path.basename(path)
         return path
 
-    here = os.path.normpath(os.path.abspath(directory))
+    here = storage.abspath(directory) if remote else os.path.normpath(os.path.abspath(directory))
     all_paths = [relative(p) for p in all_model_checkpoint_paths]
     timestamps = list(all_model_checkpoint_timestamps or [])
     if model_checkpoint_path and (not all_paths or all_paths[-1] != relative(model_checkpoint_path)):
@@ -701,6 +762,12 @@ def write_index(
             timestamps.append(time.time())
     text = _index_text(relative(model_checkpoint_path), all_paths, timestamps, last_preserved_timestamp)
     _ensure_directory(directory)
+    if remote:  # one upload, after the checkpoint's own files: never names a missing one
+        try:
+            storage.write_bytes(storage.join(directory, INDEX_FILENAME), text.encode("utf-8"))
+        except OSError as e:
+            raise _unwritable(directory, e) from e
+        return
     hold_again_if_recreated(directory)
     try:
         tmp = _write_temp(directory, text.encode("utf-8"))
@@ -738,7 +805,7 @@ class CheckpointManager:
         checkpoint_basename: str = "model.ckpt",
         clock: Callable[[], float] = time.time,
     ) -> None:
-        directory = os.fspath(directory)
+        directory = storage.local(os.fspath(directory))
         if not directory:
             raise ValueError("CheckpointManager: `directory` must be a non-empty path; received ''.")
         if max_to_keep is not None and (not isinstance(max_to_keep, int) or max_to_keep < 0):
@@ -785,11 +852,13 @@ class CheckpointManager:
     @property
     def checkpoints(self) -> list[str]:
         """The prefixes of the kept checkpoints, oldest first."""
-        return [os.path.join(self._directory, name) for name in self._kept]
+        return [storage.join(self._directory, name) for name in self._kept]
 
     # -- resume -----------------------------------------------------------------------
 
     def _remove_stale_temp_files(self) -> None:
+        if storage.is_url(self._directory):
+            return  # no temporary files on a store
         try:
             names = os.listdir(self._directory)
         except OSError:
@@ -800,6 +869,10 @@ class CheckpointManager:
 
     def _relative(self, prefix: str) -> str:
         """The name the index uses: relative to the directory when the checkpoint is inside it."""
+        if storage.is_url(self._directory):
+            if "://" in prefix and storage.abspath(storage.dirname(prefix)) == storage.abspath(self._directory):
+                return storage.basename(prefix)
+            return prefix
         if not os.path.dirname(prefix):
             return prefix
         here = os.path.normpath(os.path.abspath(self._directory))
@@ -821,12 +894,12 @@ class CheckpointManager:
         else:
             for _, prefix in _scan(self._directory, self._basename):
                 if checkpoint_exists(prefix):
-                    self._kept[os.path.basename(prefix)] = self._mtime(os.path.basename(prefix), now)
+                    self._kept[storage.basename(prefix)] = self._mtime(storage.basename(prefix), now)
         # The newest complete checkpoint (a damaged newest one is skipped, with a warning).
         self._latest = latest_checkpoint(self._directory)
         if self._latest is not None:
             relative = self._relative(self._latest)
-            if relative not in self._kept and not os.path.dirname(relative) \
+            if relative not in self._kept and "/" not in relative and os.sep not in relative \
                     and _series(relative) == self._basename:
                 # Not among the index's paths (a damaged index): kept like the others, so
                 # that max_to_keep deletes it in turn.
@@ -837,7 +910,7 @@ class CheckpointManager:
 
     def _mtime(self, relative: str, default: float) -> float:
         try:
-            return os.path.getmtime(_resolve(self._directory, relative) + METADATA_SUFFIX)
+            return storage.getmtime(_resolve(self._directory, relative) + METADATA_SUFFIX)
         except OSError:
             return default
 
@@ -892,7 +965,7 @@ class CheckpointManager:
             tensors["global_step"] = torch.tensor(global_step, dtype=torch.int64)
 
         relative = f"{self._basename}-{global_step}"
-        prefix = os.path.join(self._directory, relative)
+        prefix = storage.join(self._directory, relative)
         now = self._clock()
         write_checkpoint(prefix, tensors, global_step, extra, clock=lambda: now)
 

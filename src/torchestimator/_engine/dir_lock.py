@@ -21,6 +21,10 @@ Within one process the lock is re-entrant (a hook that saves during `train`
 does not deadlock with it). `TORCHESTIMATOR_LOCK_WAIT_SECS` makes a second
 writer wait that many seconds for the holder to finish before failing
 (`inf` waits for ever); the default, 0, fails at once.
+
+An object store (`s3://`, `gs://`, `memory://` model_dir) has no advisory locks:
+there the lock is skipped, with one info line, and keeping one writer per
+directory is the job scheduler's (TF's own `gs://` model_dirs had no lock either).
 """
 
 from __future__ import annotations
@@ -123,6 +127,11 @@ def directory_lock(directory: str, purpose: str, enabled: bool = True,
     if not enabled or fcntl is None:
         yield
         return
+    if "://" in directory and not directory.startswith("file://"):
+        _log.info("No write lock on %s: object stores have no file locks (%s).", directory, purpose)
+        yield
+        return
+    directory = directory[len("file://"):] if directory.startswith("file://") else directory
     os.makedirs(directory, exist_ok=True)
     key = os.path.join(os.path.realpath(directory), lock_name)
     with _GUARD:
@@ -157,7 +166,7 @@ def hold_again_if_recreated(directory: str) -> None:
         DirectoryLockedError: another process took the lock of the re-created directory
             first; the message names it.
     """
-    if not _HELD or fcntl is None:
+    if not _HELD or fcntl is None or "://" in directory:
         return
     here = os.path.realpath(directory)
     with _GUARD:

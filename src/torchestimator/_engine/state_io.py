@@ -86,8 +86,16 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     of the same file (`remove_stale_temps`). An error (disk full, file too large, read-only
     or missing folder) is an OSError of the same kind whose message names `path` and the cause;
     no temporary file is left behind. A folder deleted while this process held its write lock
-    (`dir_lock`) is re-created with its lock file, locked again."""
+    (`dir_lock`) is re-created with its lock file, locked again. A URL of an object store
+    (`s3://...`, `memory://...`) is written in one upload, which readers see whole or not at all."""
     path = os.fspath(path)
+    if "://" in path:
+        from torchestimator._engine import storage
+
+        path = storage.local(path)
+        if storage.is_url(path):  # an object store: one upload, which appears whole
+            storage.write_bytes(path, data)
+            return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)

@@ -12,6 +12,12 @@ Summaries are written in TF 2's format (a tensor plus plugin metadata, as
 legacy=True)` writes TF 1's `simple_value` form instead, as
 `tf.compat.v1.summary.scalar` did.
 
+A `logdir` on an object store (`s3://...`, `memory://...`) cannot be appended
+to: the event file is written in a local temporary folder and uploaded whole
+(one object, replacing the previous upload) on every `flush()` and on
+`close()`, as TF's GCS writer uploads on flush. TensorBoard reading the store
+sees the events up to the last flush.
+
     with SummaryWriter("logs/train") as writer:
         writer.scalar("epoch_loss", 0.31, step=0)
         writer.histogram("dense/kernel_0/histogram", weights, step=0)
@@ -20,7 +26,9 @@ legacy=True)` writes TF 1's `simple_value` form instead, as
 from __future__ import annotations
 
 import os
+import shutil
 import struct
+import tempfile
 import time
 import zlib
 from typing import Any
@@ -74,13 +82,24 @@ class SummaryWriter:
                 f"SummaryWriter: `logdir` must be a non-empty directory path; received {logdir!r}."
             )
         self._logdir = os.fspath(logdir)
-        if os.path.exists(self._logdir) and not os.path.isdir(self._logdir):
+        self._remote: str | None = None  # the URL the local event file is uploaded to
+        local_dir = self._logdir
+        if "://" in self._logdir:
+            from torchestimator._engine import storage
+
+            if storage.is_url(self._logdir):
+                self._remote = self._logdir
+                local_dir = tempfile.mkdtemp(prefix="torchestimator-events-")
+            else:
+                local_dir = storage.local(self._logdir)
+        if os.path.exists(local_dir) and not os.path.isdir(local_dir):
             raise ValueError(
                 f"SummaryWriter: `logdir` {self._logdir!r} exists and is not a directory; "
                 "pass a directory path."
             )
+        self._local_dir = local_dir
         self._writer = EventFileWriter(
-            self._logdir,
+            local_dir,
             max_queue_size=max_queue,
             flush_secs=flush_secs,
             filename_suffix=filename_suffix,
@@ -261,12 +280,29 @@ class SummaryWriter:
         """Writes every pending event to disk."""
         if not self._closed:
             self._writer.flush()
+            self._upload()
 
     def close(self) -> None:
         """Flushes and closes the event file; later writes raise. Closing twice is allowed."""
         if not self._closed:
             self._closed = True
             self._writer.close()
+            if self._remote is not None:
+                try:
+                    self._upload()
+                finally:
+                    shutil.rmtree(self._local_dir, ignore_errors=True)
+
+    def _upload(self) -> None:
+        """Copies the local event file whole to the store (`logdir` a URL; else nothing)."""
+        if self._remote is None:
+            return
+        from torchestimator._engine import storage
+
+        storage.makedirs(self._remote)
+        for name in os.listdir(self._local_dir):
+            with open(os.path.join(self._local_dir, name), "rb") as f:
+                storage.write_bytes(storage.join(self._remote, name), f.read())
 
     def __enter__(self) -> SummaryWriter:
         return self

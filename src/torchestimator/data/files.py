@@ -6,6 +6,10 @@ file order per pass when asked, reads several files at once on threads
 (`num_parallel_reads`, blocks interleaved as they come), and splits itself
 for distributed workers: by file when it has at least as many files as
 shards, otherwise by row within each file.
+
+File names and patterns may be URLs (`s3://bucket/data/*.csv`, `gs://...`,
+`memory://...`): they are matched and opened through fsspec (`tf.io.gfile`'s
+filesystems); local paths and `file://` URLs use the local filesystem directly.
 """
 
 from __future__ import annotations
@@ -56,7 +60,11 @@ def match_files(file_pattern: Any, what: str = "file_pattern") -> list[str]:
     found: list[str] = []
     for p in patterns:
         p = os.fsdecode(p) if isinstance(p, bytes) else os.fspath(p)
-        if glob.has_magic(p):
+        if "://" in p:
+            p = p[len("file://"):] if p.startswith("file://") else p
+        if "://" in p:
+            matches = _match_url(p, what)
+        elif glob.has_magic(p):
             matches = [m for m in glob.glob(p) if os.path.isfile(m)]
         elif os.path.isdir(p):
             raise IsADirectoryError(f"`{what}` names a directory, not a file: {p!r}; "
@@ -67,6 +75,29 @@ def match_files(file_pattern: Any, what: str = "file_pattern") -> list[str]:
             raise NoMatchingFilesError(f"No files matched pattern {p!r} (given as `{what}`)")
         found.extend(matches)
     return sorted(dict.fromkeys(found))
+
+
+def _match_url(pattern: str, what: str) -> list[str]:
+    """The files (not folders) of a store that `pattern` (a URL, maybe a glob) names."""
+    from torchestimator._engine import storage
+    from torchestimator.io.gfile import _split, _url
+
+    fs, path, prefix = _split(pattern)
+    try:
+        fs.invalidate_cache()
+    except Exception:  # not every filesystem caches listings
+        pass
+    if glob.has_magic(pattern):
+        infos = fs.glob(path, detail=True)
+        return [_url(prefix, name) for name, info in infos.items() if info.get("type") != "directory"]
+    if storage.isdir(pattern):
+        raise IsADirectoryError(f"`{what}` names a directory, not a file: {pattern!r}; "
+                                "use a pattern such as 'dir/*.csv'")
+    return [pattern] if fs.exists(path) else []
+
+
+def _is_url(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
 
 
 def check_compression(compression_type: Any) -> str:
@@ -84,7 +115,7 @@ class _ZlibReader(io.RawIOBase):
     """A readable binary stream decompressing a ZLIB (RFC 1950) file."""
 
     def __init__(self, path: str, chunk: int = 1 << 20):
-        self._f = open(path, "rb")
+        self._f = open_binary(path, "")
         self._d = zlib.decompressobj()
         self._buf = b""
         self._chunk = chunk
@@ -112,20 +143,26 @@ class _ZlibReader(io.RawIOBase):
 
 
 def open_binary(path: str, compression_type: str) -> Any:
-    """A binary file object over `path`, decompressing GZIP or ZLIB."""
+    """A binary file object over `path` (a local path or a URL), decompressing GZIP or ZLIB."""
     if compression_type == "GZIP":
-        return pa.input_stream(path, compression="gzip")
+        return pa.input_stream(open_binary(path, "") if _is_url(path) else path, compression="gzip")
     if compression_type == "ZLIB":
         return io.BufferedReader(_ZlibReader(path))
+    if "://" in path:
+        from torchestimator._engine import storage
+
+        return storage.open_read(path)  # the caller closes it
     return open(path, "rb")  # the caller closes it
 
 
 def arrow_input(path: str, compression_type: str) -> Any:
-    """What pyarrow readers take for `path`: the path itself, or a decompressing stream."""
+    """What pyarrow readers take for `path`: the path itself, or a (decompressing) stream."""
+    if compression_type == "" and _is_url(path):
+        return pa.PythonFile(open_binary(path, ""), mode="r")
     if compression_type == "":
         return path
     if compression_type == "GZIP":
-        return pa.input_stream(path, compression="gzip")
+        return open_binary(path, "GZIP")
     return pa.PythonFile(open_binary(path, compression_type), mode="r")
 
 

@@ -21,6 +21,7 @@ import torch
 from torchestimator._dtypes import string
 from torchestimator.data.columns import Block
 from torchestimator.data.csv_reader import arrow_component
+from torchestimator.data.files import arrow_input
 
 _ROWS_PER_READ = 1 << 16
 _INTEGERS = {pa.int8(): torch.int8, pa.int16(): torch.int16, pa.int32(): torch.int32,
@@ -58,6 +59,16 @@ def column_dtype(name: str, type_: pa.DataType, path: str) -> Any:
 
 def read_schema(path: str) -> pa.Schema | None:
     """The Arrow schema of a Parquet file (None for a 0-byte file)."""
+    if "://" in path:  # a URL (`s3://...`): through fsspec
+        from torchestimator._engine import storage
+
+        if storage.getsize(path) == 0:
+            return None
+        with storage.open_read(path) as f:
+            try:
+                return pq.read_schema(f)
+            except pa.ArrowInvalid as e:
+                raise ValueError(f"{path} is not a readable Parquet file: {e}") from None
     if os.path.getsize(path) == 0:
         return None
     try:
@@ -94,7 +105,7 @@ def read_parquet_file(path: str, layout: ParquetLayout) -> Iterator[Block]:
         raise ValueError(
             f"{path} has no column(s) {missing}; its columns are {schema.names}"
         )
-    with pq.ParquetFile(path) as f:
+    with pq.ParquetFile(arrow_input(path, "")) as f:
         for rb in f.iter_batches(batch_size=_ROWS_PER_READ, columns=layout.names):
             if not rb.num_rows:
                 continue

@@ -11,6 +11,8 @@
 * `broadcast_`: the chief's tensors to every replica (initial weights).
 * `sum_`: exact sums (metric state, counts).
 * `all_agree`: one small all-reduce deciding that every replica has a next batch.
+* `sum_values`: a few numbers summed in one small all-reduce (when no gradient
+  all-reduce could carry them).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _reduce(tensors: Sequence[torch.Tensor], op: dist.ReduceOp, scale: float | N
         parts = [tensors[i] for i in bucket]
         if extra is not None:
             flat = torch.cat([_flatten_dense_tensors([p.detach() for p in parts]),
-                              torch.tensor(extra, dtype=parts[0].dtype, device=parts[0].device)])
+                              _as_flat(extra, parts[0].dtype, parts[0].device)])
             dist.all_reduce(flat, op=op)
             extra[:] = flat[-len(extra):].tolist()
             flat = flat[: -len(extra)]
@@ -80,11 +82,16 @@ def _reduce(tensors: Sequence[torch.Tensor], op: dist.ReduceOp, scale: float | N
     return out
 
 
+def _as_flat(values: Sequence, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """`values` (numbers or one-element tensors) as one flat tensor of `dtype` on `device`."""
+    return torch.stack([torch.as_tensor(v).detach().reshape(()).to(device=device, dtype=dtype) for v in values])
+
+
 def average_gradients(grads: Sequence[torch.Tensor], extra: list[float] | None = None) -> list[torch.Tensor]:
     """The mean of `grads` over the replicas (new tensors; the inputs are left as they are).
 
-    `extra` (small exact numbers, e.g. a flag) is summed over the replicas in the same
-    all-reduce, in place."""
+    `extra` (small numbers or one-element tensors: a flag, the step's loss) is summed over the
+    replicas in the same all-reduce, in place (replaced by Python floats)."""
     n = world_size()
     if n <= 1 or not grads:
         return list(grads)
@@ -96,6 +103,16 @@ def sum_(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     if world_size() <= 1 or not tensors:
         return [t.detach().clone() for t in tensors]
     return _reduce(tensors, dist.ReduceOp.SUM, None)
+
+
+def sum_values(values: Sequence, device: torch.device | None = None) -> list[float]:
+    """`values` (numbers or one-element tensors) summed over the replicas in one float64
+    all-reduce on `device` (default CPU); returns Python floats."""
+    if world_size() <= 1:
+        return [float(torch.as_tensor(v)) for v in values]
+    flat = _as_flat(values, torch.float64, device or torch.device("cpu"))
+    dist.all_reduce(flat, op=dist.ReduceOp.SUM)
+    return flat.tolist()
 
 
 def reduce(tensor: torch.Tensor, op: dist.ReduceOp) -> torch.Tensor:

@@ -5,6 +5,8 @@ several replicas: one object, `DataParallel`, with the steps in the order they r
 2. `broadcast_(tensors)`: every replica starts from the chief's weights.
 3. `averaging_gradients()`: while it is open the optimizers average their gradients
    over the replicas (`_engine.gradient_sync`), so the replicas stay bit-identical.
+   The step's loss rides along (`carry_loss`): the hooks see its mean over the
+   replicas (`reported_loss`), as TF reported the loss reduced across replicas.
 4. `synced(batches)`: a step runs only when every replica has a batch (a replica
    whose input ended stops all of them at the same step, never leaves them waiting).
 5. `sum_metric_state(metrics)`: evaluation's metric state (counts, totals, confusion
@@ -40,7 +42,8 @@ def data_parallel(strategy: Any) -> DataParallel | None:
         )
     if strategy.num_replicas_in_sync <= 1:
         return None
-    return DataParallel(strategy)
+    make = getattr(strategy, "_data_parallel", None)  # a strategy with its own front steps (FSDPStrategy)
+    return make() if make is not None else DataParallel(strategy)
 
 
 _IMPLICIT: dict[str, Any] = {}
@@ -91,6 +94,10 @@ class DataParallel:
         self.task_id = position.task_id if position.task_id is not None else position.rank
         self._next_flag: float | None = None  # this replica has a next batch (1.0) or not, to send
         self._peers_have_next: bool | None = None  # every replica has one (None: not exchanged)
+        self._on_last: Callable[[], None] | None = None  # told when a step is known to be the last
+        self._loss: Any = None  # this step's loss (`carry_loss`)
+        self._loss_pending: Any = None  # ... until an all-reduce carried it
+        self._reported: torch.Tensor | None = None  # its mean over the replicas
 
     # 1. input -----------------------------------------------------------------------------------
 
@@ -141,33 +148,79 @@ class DataParallel:
         if flag is None or not grads or not grads[0].is_floating_point():
             return _collectives.average_gradients(grads)
         self._next_flag = None
-        extra = [flag]
+        extra: list = [flag]
+        loss = self._loss_pending
+        if loss is not None and grads[0].dtype in (torch.float32, torch.float64):
+            extra.append(loss)  # float16/bfloat16 gradients: the loss goes in `finish_step`'s all-reduce
+            self._loss_pending = None
         averaged = _collectives.average_gradients(grads, extra)
-        self._peers_have_next = round(extra[0]) == self.world
+        self._settle(extra)
         return averaged
+
+    def carry_loss(self, loss: Any) -> None:
+        """Gives this step's loss (a scalar tensor) to the step's gradient all-reduce: the hooks
+        then read the mean over the replicas (`reported_loss`) without a collective of its own,
+        and every replica sees the same value (a NaN on one replica is a NaN on all)."""
+        self._loss = self._loss_pending = loss if isinstance(loss, torch.Tensor) and loss.numel() == 1 else None
+        self._reported = None
+
+    def finish_step(self) -> None:
+        """Ends a training step: what no gradient all-reduce carried (the next-batch flag and
+        the loss of a step whose train op reduced no gradient) goes in one small all-reduce."""
+        flag, loss = self._next_flag, self._loss_pending
+        if flag is None and loss is None:
+            return
+        values = ([] if flag is None else [flag]) + ([] if loss is None else [loss])
+        device = loss.device if loss is not None else None
+        sums = _collectives.sum_values(values, device)
+        if flag is None:
+            sums.insert(0, None)
+        self._next_flag = self._loss_pending = None
+        self._settle(sums)
+
+    def _settle(self, sums: list) -> None:
+        """Takes what the all-reduce of `[next-batch flag, loss?]` summed."""
+        if sums[0] is not None:
+            self._peers_have_next = round(sums[0]) == self.world
+            if not self._peers_have_next and self._on_last is not None:
+                self._on_last()  # this step is the last one (a replica's input ended)
+        if len(sums) > 1 and self._loss is not None:
+            self._reported = torch.tensor(sums[1] / self.world, dtype=self._loss.dtype)
+
+    def reported_loss(self, loss: Any) -> Any:
+        """What hooks see of `loss`: when it is this step's loss, its mean over the replicas (a
+        CPU tensor, as TF reports the per-replica mean loss reduced across replicas); else `loss`."""
+        if loss is not None and loss is self._loss and self._reported is not None:
+            return self._reported
+        return loss
 
     # 4. steps -----------------------------------------------------------------------------------
 
-    def synced(self, batches: Iterable) -> Iterator:
+    def synced(self, batches: Iterable, on_last: Callable[[], None] | None = None) -> Iterator:
         """The batches of `batches` while every replica has one.
 
         Reads one batch ahead: while a step runs, whether this replica has a next batch rides
         along the step's gradient all-reduce (`averaging_gradients`); a step that reduced no
-        gradient settles it with one tiny all-reduce of its own."""
+        gradient settles it with one tiny all-reduce of its own (`finish_step`, or here after
+        the step). `on_last()` is called during the last step, once it is known to be the last
+        (so a checkpoint saved after it records that the input was used up)."""
         iterator = iter(batches)
         batch = next(iterator, _END)
         agreed = _collectives.all_agree(batch is not _END)
-        while agreed:
-            ahead = next(iterator, _END)
-            self._next_flag, self._peers_have_next = float(ahead is not _END), None
-            yield batch
-            if self._peers_have_next is None:  # no gradient all-reduce carried the flag
-                self._next_flag = None
-                agreed = _collectives.all_agree(ahead is not _END)
-            else:
-                agreed = self._peers_have_next
-            batch = ahead
-        self._next_flag = self._peers_have_next = None
+        self._on_last = on_last
+        try:
+            while agreed:
+                ahead = next(iterator, _END)
+                self._next_flag, self._peers_have_next = float(ahead is not _END), None
+                yield batch
+                if self._peers_have_next is None:  # no gradient all-reduce carried the flag
+                    self._next_flag = None
+                    agreed = _collectives.all_agree(ahead is not _END)
+                else:
+                    agreed = self._peers_have_next
+                batch = ahead
+        finally:
+            self._next_flag = self._peers_have_next = self._on_last = None
         if batch is not _END:
             _log.info("Replica %d stops: another replica's input ended (the replicas make the same number "
                       "of steps).", self.rank)

@@ -82,13 +82,16 @@ class _SavedModelExporter(Exporter):
 
 
 def _export_versions(export_dir_base: str) -> list[tuple[int, str]]:
-    """`(version, path)` of the export directories named by 10-digit Unix seconds, oldest first."""
-    if not os.path.isdir(export_dir_base):
+    """`(version, path)` of the export directories named by 10-digit Unix seconds, oldest first
+    (`export_dir_base` a path or a URL)."""
+    from torchestimator._engine import storage
+
+    if not storage.isdir(export_dir_base):
         return []
     found = []
-    for name in os.listdir(export_dir_base):
-        path = os.path.join(export_dir_base, name)
-        if len(name) == 10 and name.isdigit() and os.path.isdir(path):
+    for name in storage.listdir(export_dir_base):
+        path = storage.join(export_dir_base, name)
+        if len(name) == 10 and name.isdigit() and storage.isdir(path):
             found.append((int(name), path))
     return sorted(found)
 
@@ -102,11 +105,17 @@ def _garbage_collect_exports(export_dir_base: str, exports_to_keep: int | None,
     which export came last."""
     if exports_to_keep is None:
         return
-    newest_path = os.path.abspath(os.fsdecode(newest)) if newest is not None else None
-    versions = [(v, p) for v, p in _export_versions(export_dir_base) if os.path.abspath(p) != newest_path]
+    from torchestimator._engine import storage
+
+    newest_path = storage.abspath(os.fsdecode(newest)) if newest is not None else None
+    versions = [(v, p) for v, p in _export_versions(export_dir_base) if storage.abspath(p) != newest_path]
     keep_others = exports_to_keep - (1 if newest_path is not None else 0)
     for _, path in versions[: max(len(versions) - keep_others, 0)]:
         try:
+            if storage.is_url(path):
+                storage.remove(storage.join(path, "saved_model.json"))  # no longer an export first
+                storage.rmtree(path)
+                continue
             shutil.rmtree(path)
         except FileNotFoundError as e:
             logger.warning("Can not delete %s recursively: %s", path, e)

@@ -4,6 +4,7 @@ features, for predict), or a `(features, labels)` tuple of tensors/arrays."""
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -11,6 +12,8 @@ import numpy as np
 import torch
 
 from torchestimator.estimator.mode_keys import ModeKeys
+
+logger = logging.getLogger("torchestimator")
 
 _INPUT_FN_ARGS = {"mode", "params", "config", "input_context"}
 
@@ -58,6 +61,40 @@ def as_batches(result: Any, mode: str) -> Iterable:
         "input_fn must return a tf.data.Dataset of (features, labels), a (features, labels) "
         f"tuple, or features; it returned {type(result).__name__}: {result!r:.200}"
     )
+
+
+def batches_from(make_batches: Callable[[], Iterable], position: int) -> tuple[Any, Iterator]:
+    """The batch at input position `position` of the batches `make_batches()` returns, and the
+    iterator of the ones after it (`(None, iterator)` when there is none).
+
+    A position resumes a train() that was interrupted in the middle of its input. When
+    no batch is left there, the train() that saved it had used its input up (its last
+    step was a checkpoint step): the input is read afresh from its start, as TF's train()
+    always does. A Dataset of known cardinality is not read to find that out.
+    """
+    batches = make_batches()
+    if position and _is_dataset(batches):
+        known = int(batches.cardinality())
+        if 0 <= known <= position:
+            logger.info("The input of the last train() was used up at its last checkpoint: reading "
+                        "input_fn from its start.")
+            position = 0
+    iterator = iter(batches)
+    if position:
+        logger.info("Resuming the input of an interrupted train() after %d batches.", position)
+        for _ in range(position):
+            if next(iterator, None) is None:
+                break
+    first = next(iterator, None)
+    if first is None and position:
+        logger.info("The input of the last train() was used up at its last checkpoint: reading "
+                    "input_fn from its start.")
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+        iterator = iter(make_batches())
+        first = next(iterator, None)
+    return first, iterator
 
 
 class _Repeat:

@@ -48,13 +48,14 @@ def _to_numpy(value: Any) -> Any:
 class LazySummary:
     """A summary value computed only when a hook reads it (e.g. every `save_summary_steps`)."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "args")
 
-    def __init__(self, fn: Any):
+    def __init__(self, fn: Any, *args: Any):
         self.fn = fn
+        self.args = args
 
     def __call__(self) -> Any:
-        return self.fn()
+        return self.fn(*self.args)
 
 
 class Session:
@@ -71,6 +72,7 @@ class Session:
         self.spec: Any = None
         self.step_start_global_step = estimator._state.global_step
         self.input_position: int | None = None
+        self.input_ended = False  # under a strategy: the step running (or last run) used the input up
         self._pre_save_checks: list[Callable[[], bool]] = []
 
     @property
@@ -101,11 +103,18 @@ class Session:
                 return None
         return self.estimator._save_checkpoint(self, checkpoint_dir, checkpoint_basename)
 
+    def step_loss(self) -> Any:
+        """The last step's loss as hooks see it (None without one): under a distribution
+        strategy, its mean over the replicas, as TF reported the loss reduced across replicas."""
+        loss = self.spec.loss if self.spec is not None else None
+        parallel = self.estimator._parallel
+        return loss if parallel is None else parallel.reported_loss(loss)
+
     def summaries(self) -> dict[str, Any]:
         """Scalar summaries of the last step: `loss` and what model_fn recorded."""
         out = {}
         if self.spec is not None and self.spec.loss is not None:
-            out["loss"] = self.spec.loss
+            out["loss"] = self.step_loss()
         out.update(self.estimator._state.scope.context.summaries)
         return out
 
@@ -117,7 +126,7 @@ class Session:
         if name == "global_step":
             return self.step_start_global_step
         if name == "loss" and spec is not None and spec.loss is not None:
-            return spec.loss
+            return self.step_loss()
         if spec is not None and isinstance(spec.predictions, dict) and name in spec.predictions:
             return spec.predictions[name]
         if spec is not None and spec.eval_metric_ops and name in spec.eval_metric_ops:
@@ -151,6 +160,8 @@ class Session:
             return None
         if remap:
             fetch = remap.get(id(fetch), fetch)
+        if self.spec is not None and fetch is self.spec.loss:
+            fetch = self.step_loss()
         return _to_numpy(fetch)
 
     def run(self, fetches: Any) -> Any:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine import checkpoint as ckpt
-from torchestimator._engine import loop
+from torchestimator._engine import loop, storage
 from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator import _inputs
@@ -67,17 +67,15 @@ def _check_hooks(hooks: Any, what: str) -> list:
 
 
 def _local_model_dir(model_dir: str) -> str:
-    """`model_dir` as a local path (`file://` URLs too); other URLs are refused by name: checkpoints
-    are written to a local or shared (NFS) filesystem, not yet to object stores."""
-    if "://" not in model_dir:
-        return model_dir
-    if model_dir.startswith("file://"):
-        return model_dir[len("file://"):]
-    raise ValueError(
-        f"model_dir {model_dir!r} is a URL: the Estimator writes checkpoints to a local or shared "
-        "filesystem path (e.g. an NFS mount every worker sees); URLs of object stores are not supported "
-        "for model_dir yet. tf.io.gfile reads and writes such URLs."
-    )
+    """`model_dir` as the Estimator keeps it: a local path (`file://` stripped), or the URL of a
+    store (`s3://bucket/run`, `gs://...`, `memory://...`) written through fsspec, whose package
+    must be installed (s3fs for s3://): the error names the scheme and the package otherwise."""
+    model_dir = storage.local(model_dir)
+    if storage.is_url(model_dir):
+        from torchestimator.io.gfile import _split
+
+        _split(model_dir)  # UnimplementedError naming the package when the scheme has none
+    return model_dir
 
 
 def _takes_input_context(input_fn: Callable) -> bool:
@@ -114,7 +112,9 @@ class Estimator:
     Args:
         model_fn: `(features, labels, mode, params, config) -> EstimatorSpec`
             (any subset of those argument names, `features` required).
-        model_dir: where checkpoints and summaries go; a temporary folder if None.
+        model_dir: where checkpoints and summaries go: a folder, or the URL of one on a store
+            (`s3://bucket/run`, `gs://...`; see docs/migrating-from-tensorflow.md); a temporary
+            folder if None.
         config: a `RunConfig`.
         params: a dict handed to `model_fn` (and `input_fn`) when they take `params`.
         warm_start_from: a checkpoint path/folder or `WarmStartSettings`.
@@ -149,7 +149,7 @@ class Estimator:
             model_dir = os.fspath(model_dir)
             if model_dir == "":
                 raise ValueError("model_dir should be non-empty.")
-            if config.model_dir is not None and os.path.abspath(config.model_dir) != os.path.abspath(model_dir):
+            if config.model_dir is not None and storage.abspath(config.model_dir) != storage.abspath(model_dir):
                 raise ValueError(
                     f"model_dir are set both in constructor and RunConfig, but with different values. "
                     f"In constructor: '{model_dir}', in RunConfig: '{config.model_dir}' "
@@ -159,7 +159,8 @@ class Estimator:
             model_dir = tempfile.mkdtemp()
             logger.warning("Using temporary folder as model directory: %s", model_dir)
         model_dir = _local_model_dir(model_dir)
-        os.makedirs(model_dir, exist_ok=True)
+        if not storage.is_url(model_dir):  # a store gets its objects when they are written
+            os.makedirs(model_dir, exist_ok=True)
         self._model_dir = model_dir
         self._config = config.replace(model_dir=model_dir)
         self._params = copy.deepcopy(params or {})
@@ -202,7 +203,7 @@ class Estimator:
 
     def eval_dir(self, name: str | None = None) -> str:
         """`model_dir/eval` or `model_dir/eval_<name>`: where evaluate writes its summaries."""
-        return os.path.join(self._model_dir, "eval" if not name else f"eval_{name}")
+        return storage.join(self._model_dir, "eval" if not name else f"eval_{name}")
 
     def latest_checkpoint(self) -> str | None:
         """The path of the newest complete checkpoint in model_dir, or None."""
@@ -227,7 +228,7 @@ class Estimator:
     def _summary_writer(self, logdir: str) -> Any:
         from torchestimator._engine.summary import SummaryWriter
 
-        key = os.path.abspath(logdir)
+        key = storage.abspath(logdir)
         writer = self._writers.get(key)
         if writer is None or writer.closed:
             writer = SummaryWriter(logdir)
@@ -235,7 +236,7 @@ class Estimator:
         return writer
 
     def _close_writers(self, logdir: str | None = None) -> None:
-        keys = list(self._writers) if logdir is None else [os.path.abspath(logdir)]
+        keys = list(self._writers) if logdir is None else [storage.abspath(logdir)]
         for key in keys:
             writer = self._writers.pop(key, None)
             if writer is not None:
@@ -243,7 +244,7 @@ class Estimator:
 
     def _checkpoint_manager(self, checkpoint_dir: str | None = None,
                             basename: str = "model.ckpt") -> ckpt.CheckpointManager:
-        directory = os.path.abspath(checkpoint_dir or self._model_dir)
+        directory = storage.abspath(checkpoint_dir or self._model_dir)
         manager = self._managers.get((directory, basename))
         if manager is None:
             manager = ckpt.CheckpointManager(
@@ -256,8 +257,13 @@ class Estimator:
 
     def _save_checkpoint(self, session: Session, checkpoint_dir: str | None = None,
                          basename: str = "model.ckpt") -> str:
-        extra = {"input_position": session.input_position}
-        return self._state.save(self._checkpoint_manager(checkpoint_dir, basename), extra)
+        # A position resumes an interrupted train(); a used-up input is read from its start by the
+        # next train(), as TF's: under a strategy (which reads one batch ahead) a checkpoint after
+        # the last batch records no position; in one process `_inputs.batches_from` finds it out.
+        extra = {"input_position": None if session.input_ended else session.input_position}
+        full_state = getattr(self._parallel, "full_state", None)  # FSDPStrategy: the gathered weights
+        with full_state() if full_state is not None else contextlib.nullcontext():
+            return self._state.save(self._checkpoint_manager(checkpoint_dir, basename), extra)
 
     def _call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         kwargs: dict[str, Any] = {}
@@ -313,7 +319,7 @@ class Estimator:
         if mode == ModeKeys.TRAIN:
             self._build_optimizers(check_train_op(spec.train_op))
         path = checkpoint_path
-        if path is not None and os.path.isdir(path):
+        if path is not None and storage.isdir(path):
             path = ckpt.latest_checkpoint(path)
         if path is not None:
             self._state.restore(path, restore_rng=restore_rng)
@@ -350,6 +356,9 @@ class Estimator:
         variables = self._state.named_variables()
         self._parallel.broadcast_([variables[name] for name in sorted(variables)])
         self._state.global_step = int(self._parallel.broadcast_object(int(self._state.global_step)))
+        begin_training = getattr(self._parallel, "begin_training", None)
+        if begin_training is not None:  # FSDPStrategy: the layers sharded across the replicas
+            begin_training(self._state)
 
     def _build_optimizers(self, train_op: TrainOp) -> None:
         from torchestimator._engine.train_op import parameters_of
@@ -371,20 +380,19 @@ class Estimator:
 
     def _first_batch(self, input_fn: Callable, mode: str,
                      skip: int = 0) -> tuple[Any, Iterator, torch.device | None]:
-        """Calls input_fn, skips `skip` batches; returns (first batch on the device or None,
-        the iterator of the rest, the device later batches must be moved to or None)."""
+        """Calls input_fn, skips `skip` batches (none when that used the input up: see
+        `_inputs.batches_from`); returns (first batch on the device or None, the iterator of the
+        rest, the device later batches must be moved to or None)."""
         parallel = self._parallel
         context = parallel.input_context() if parallel is not None else None
-        batches = _inputs.call_input_fn(input_fn, mode, self._params, self._config, context)
-        if parallel is not None and not _takes_input_context(input_fn):
-            batches = parallel.shard(batches)  # TF's auto-sharding: by file, else by element
-        iterator = iter(batches)
-        if skip:
-            logger.info("Resuming the input of an interrupted train() after %d batches.", skip)
-            for _ in range(skip):
-                if next(iterator, None) is None:
-                    break
-        first = next(iterator, None)
+
+        def make_batches() -> Any:
+            batches = _inputs.call_input_fn(input_fn, mode, self._params, self._config, context)
+            if parallel is not None and not _takes_input_context(input_fn):
+                batches = parallel.shard(batches)  # TF's auto-sharding: by file, else by element
+            return batches
+
+        first, iterator = _inputs.batches_from(make_batches, skip)
         if first is None:
             return None, iterator, None
         return loop.to_device(first, self._device), iterator, transfer_device(first, self._device)
@@ -531,6 +539,7 @@ class Estimator:
             var_cache = state.var_cache
             context = state.scope.context
             advance_global_step = _global_step.advance
+            parallel = self._parallel
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
@@ -538,23 +547,30 @@ class Estimator:
                 train_op = spec.train_op
                 if type(train_op) is not TrainOp:
                     train_op = check_train_op(train_op)
+                if parallel is not None:  # the loss rides along the gradient all-reduce, for the hooks
+                    parallel.carry_loss(spec.loss)
                 train_op.run(var_cache)
+                if parallel is not None:
+                    parallel.finish_step()
                 # One advance per train op: what model_fn's `global_step.assign_add(...)` recorded, or 1.
                 state.global_step = advance_global_step(state.global_step, context.global_step_updates)
                 session.input_position += 1
                 session.spec = spec
                 return spec
 
-            parallel = self._parallel
+            def input_ends() -> None:
+                session.input_ended = True
+
             if parallel is None:
                 made = loop.run_steps(step_fn, run.batches, run.runner, device=run.device)
             else:  # gradients averaged over the replicas; a step runs when every replica has a batch
                 with parallel.averaging_gradients():
-                    made = loop.run_steps(step_fn, parallel.synced(run.batches), run.runner, device=run.device)
+                    made = loop.run_steps(step_fn, parallel.synced(run.batches, input_ends), run.runner,
+                                          device=run.device)
             session.input_position = None  # completed: the next train() calls input_fn afresh
         if made == 0:
             logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
-        last = session.spec.loss if session.spec is not None else None
+        last = session.step_loss()
         logger.info("Loss for final step: %s.", None if last is None else float(last.detach()))
         return self
 
@@ -591,6 +607,8 @@ class Estimator:
             chief.append(basic_hooks.SummarySaverHook(save_steps=config.save_summary_steps))
         if not config.is_chief:
             chief = []
+        if hasattr(self._parallel, "training_hooks"):  # FSDPStrategy: every replica gathers when the chief saves
+            chief = self._parallel.training_hooks(chief, config, bool(savers))
         worker = list(hooks)
         if steps is not None or max_steps is not None:
             worker.append(basic_hooks.StopAtStepHook(num_steps=steps, last_step=max_steps))

@@ -75,7 +75,9 @@ def resolve_warm_start(value: Any) -> WarmStartSettings | None:
 
 
 def _checkpoint_path(path: str) -> str:
-    if os.path.isdir(path):
+    from torchestimator._engine import storage
+
+    if storage.isdir(path):
         found = ckpt.latest_checkpoint(path)
         if found is None:
             raise ValueError(f"Warm-start folder {path} holds no checkpoint.")

@@ -26,9 +26,10 @@ PREDICT_OUTPUTS = "outputs"
 
 
 def contains_saved_model(export_dir: str) -> bool:
-    """True when `export_dir` holds an export that `load` opens."""
+    """True when `export_dir` (a path or a URL) holds an export that `load` opens."""
     import os
 
+    from torchestimator._engine import storage
     from torchestimator.saved_model import _layout
 
-    return os.path.isfile(os.path.join(os.fsdecode(export_dir), _layout.DOCUMENT))
+    return storage.isfile(storage.join(os.fsdecode(export_dir), _layout.DOCUMENT))

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import shutil
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -306,6 +307,12 @@ def build(
 def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, tensors: dict[str, torch.Tensor],
            assets: Mapping[str, str], assets_extra: Mapping[str, str] | None, exact: bool = False) -> str:
     base = os.fsdecode(export_dir_base)
+    if "://" in base:
+        from torchestimator._engine import storage
+
+        base = storage.local(base)
+        if storage.is_url(base):
+            return _write_to_store(base, document, graph, tensors, assets, assets_extra, exact)
     if exact:
         target = os.path.abspath(base)
         base = os.path.dirname(target)
@@ -353,6 +360,52 @@ def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, ten
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
         raise
+    logger.info("SavedModel written to: %s", final)
+    return final
+
+
+def _write_to_store(base: str, document: dict, graph: bytes, tensors: dict[str, torch.Tensor],
+                    assets: Mapping[str, str], assets_extra: Mapping[str, str] | None, exact: bool) -> str:
+    """Exports to an object store (`base` a URL): the export is written in a local temporary
+    folder as usual, then uploaded file by file with its `saved_model.json` last, so a version
+    folder is an export (`load`, `read_files`) only once it is complete. Returns its URL."""
+    from torchestimator._engine import storage
+
+    staging = tempfile.mkdtemp(prefix="torchestimator-export-")
+    try:
+        written = _write(staging, document, graph, tensors, assets, assets_extra)
+        if exact:
+            final = base
+            if storage.exists(final):
+                names = storage.listdir(final) if storage.isdir(final) else None
+                if names is None or (names and _layout.DOCUMENT not in names):
+                    raise ValueError(
+                        f"Cannot export to {final}: it exists and holds no export. Give a new or "
+                        "empty location."
+                    )
+                # No longer an export while it is replaced (stores have no rename), then none
+                # of the old files left beside the new ones.
+                storage.remove(storage.join(final, _layout.DOCUMENT))
+                storage.rmtree(final)
+        else:
+            try:
+                present = [int(n) for n in storage.listdir(base) if n.isdigit()]
+            except FileNotFoundError:
+                present = []
+            timestamp = max([int(time.time())] + [n + 1 for n in present])
+            while storage.exists(storage.join(base, str(timestamp))):
+                timestamp += 1
+            final = storage.join(base, str(timestamp))
+        files = []
+        for folder, _, names in os.walk(written):
+            for name in names:
+                files.append(os.path.relpath(os.path.join(folder, name), written))
+        files.sort(key=lambda rel: (rel == _layout.DOCUMENT, rel))  # the document last
+        for rel in files:
+            with open(os.path.join(written, rel), "rb") as f:
+                storage.write_bytes(storage.join(final, *rel.split(os.sep)), f.read())
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     logger.info("SavedModel written to: %s", final)
     return final
 

@@ -274,6 +274,50 @@ def load(export_dir: str | bytes | os.PathLike, tags: Any = None, options: Any =
     if tags not in (None, "serve", ["serve"], ("serve",), {"serve"}):
         raise ValueError(f"tags must be 'serve' or None for a torchestimator export; got {tags!r}.")
     path = os.fsdecode(export_dir)
+    if "://" in path:
+        from torchestimator._engine import storage
+
+        path = storage.local(path)
+        if storage.is_url(path):
+            return _load_from_store(path)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"SavedModel directory {path} does not exist.")
     return LoadedSavedModel(path)
+
+
+def _load_from_store(url: str) -> LoadedSavedModel:
+    """An export on an object store, downloaded into a local temporary folder (removed when the
+    loaded model is garbage-collected); `export_dir` stays the URL."""
+    import shutil
+    import tempfile
+    import weakref
+
+    from torchestimator._engine import storage
+
+    if not storage.isfile(storage.join(url, _layout.DOCUMENT)):
+        raise FileNotFoundError(
+            f"SavedModel directory {url} does not exist or holds no complete export (no "
+            f"{_layout.DOCUMENT}; an export being uploaded gets it last).")
+    local = tempfile.mkdtemp(prefix="torchestimator-load-")
+    try:
+        pending = [""]
+        while pending:
+            rel = pending.pop()
+            here = storage.join(url, rel) if rel else url
+            for name in storage.listdir(here):
+                child = f"{rel}/{name}" if rel else name
+                source = storage.join(url, child)
+                if storage.isdir(source):
+                    pending.append(child)
+                    continue
+                target = os.path.join(local, *child.split("/"))
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "wb") as f:
+                    f.write(storage.read_bytes(source))
+        loaded = LoadedSavedModel(local)
+    except BaseException:
+        shutil.rmtree(local, ignore_errors=True)
+        raise
+    loaded.export_dir = url
+    weakref.finalize(loaded, shutil.rmtree, local, True)
+    return loaded

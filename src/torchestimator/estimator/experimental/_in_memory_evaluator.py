@@ -7,6 +7,14 @@ temporary folder, removed at the end) and runs `estimator.evaluate` from it, so
 the evaluation sees exactly the weights of this step and never the training
 run's own checkpoints; the results land in `model_dir/eval[_name]` at the
 global step, like any evaluation (early-stopping hooks read them there).
+
+Under `RunConfig.train_distribute` (TF supported the hook with a strategy on
+one machine) every replica runs the hook at the same steps: with an
+`eval_distribute` of several replicas they evaluate together, each its shard;
+otherwise the chief evaluates alone, the other replicas wait and then receive
+its results. Give the hook to `train()` on every replica (as any hook): it takes
+part in collectives. As TF, a `TF_CONFIG` cluster without a strategy (several
+worker replicas or parameter servers) is refused with TF's ValueError.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from torchestimator.estimator.hooks.basic_hooks import SecondOrStepTimer
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
@@ -46,9 +56,11 @@ class InMemoryEvaluatorHook(SessionRunHook):
         for hook in hooks or []:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
-        if getattr(estimator.config, "train_distribute", None) is not None:
-            raise NotImplementedError("InMemoryEvaluatorHook does not support distribution strategies "
-                                      "(RunConfig.train_distribute).")
+        config = estimator.config
+        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
+            # TF's check, word for word: a TF_CONFIG cluster without a strategy (the RunConfig of
+            # a strategy counts one worker until training assigns the roles, as TF's).
+            raise ValueError("InMemoryEvaluator supports only single machine (aka Local) setting.")
         self._estimator = estimator
         self._input_fn = input_fn
         self._steps = steps
@@ -88,10 +100,46 @@ class InMemoryEvaluatorHook(SessionRunHook):
 
     def _evaluate(self, session: Any) -> None:
         estimator = self._estimator
-        path = estimator._save_checkpoint(session, self._tmpdir, "in_memory.ckpt")
+        training = estimator._parallel  # the replicas of train_distribute (None: one process)
         self._last_step = session.global_step
-        self.eval_result = estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
-                                              checkpoint_path=path, name=self._name)
+        if training is None:
+            self._evaluate_here(session)
+            return
+        # Every replica calls this at the same step (the timer counts steps). Under an
+        # eval_distribute of several replicas they evaluate together, each its shard (the weights
+        # are the same on every replica); else the chief evaluates alone and the others wait.
+        together = getattr(estimator.config.eval_distribute, "num_replicas_in_sync", 1) > 1
+        error: BaseException | None = None
+        try:
+            if together or training.is_chief:
+                self._evaluate_here(session)
+        except Exception as e:  # told to the other replicas below, then raised
+            error = e
+        finally:
+            estimator._parallel = training  # evaluate() leaves None behind
+        if together:
+            if error is not None:
+                raise error
+            return
+        from torchestimator.distribute._collectives import all_agree
+
+        if not all_agree(error is None):
+            if error is not None:
+                raise error
+            raise RuntimeError("InMemoryEvaluatorHook: the evaluation on the chief failed (see the chief's "
+                               "log); every replica stops.")
+        result = training.broadcast_object(_portable(self.eval_result) if training.is_chief else None)
+        if not training.is_chief:
+            self.eval_result = {k: np.dtype(dtype).type(value) for k, (dtype, value) in result.items()}
+
+    def _evaluate_here(self, session: Any) -> None:
+        estimator = self._estimator
+        path = estimator._save_checkpoint(session, self._tmpdir, "in_memory.ckpt")
+        try:
+            self.eval_result = estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
+                                                  checkpoint_path=path, name=self._name)
+        finally:
+            estimator._train_mode(True)  # training goes on (evaluate left the layers in inference mode)
 
     def _cleanup(self) -> None:
         if self._tmpdir is None:
@@ -100,3 +148,13 @@ class InMemoryEvaluatorHook(SessionRunHook):
             del self._estimator._managers[key]
         shutil.rmtree(self._tmpdir, ignore_errors=True)
         self._tmpdir = None
+
+
+def _portable(results: dict | None) -> dict:
+    """`results` as `{name: (dtype name, Python value)}`, for sending to the other replicas."""
+    out = {}
+    for key, value in (results or {}).items():
+        array = np.asarray(value)
+        if array.size == 1 and array.dtype.kind in "fiub":
+            out[key] = (array.dtype.name, array.item())
+    return out

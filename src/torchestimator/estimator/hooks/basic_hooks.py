@@ -97,6 +97,11 @@ class NanTensorHook(SessionRunHook):
     Either way the loss is checked before every checkpoint save, so a checkpoint is
     never written from a model that has diverged: the last checkpoint stays the last
     good one.
+
+    Under a distribution strategy the hook checks the loss reduced over the
+    replicas (it rode along the step's gradient all-reduce, and is on the CPU): a
+    NaN on one replica is a NaN on every replica, so all of them stop at the same
+    step instead of some waiting for the others in the next all-reduce.
     """
 
     _CHECK_EVERY_N_STEPS = 100
@@ -120,6 +125,9 @@ class NanTensorHook(SessionRunHook):
 
     def _current_loss(self, session: Any) -> Any:
         value = session.tensor(self._loss) if isinstance(self._loss, str) else self._loss
+        spec = getattr(session, "spec", None)
+        if spec is not None and value is spec.loss and hasattr(session, "step_loss"):
+            value = session.step_loss()  # under a strategy: the mean over the replicas, alike on all
         return value
 
     def _is_nan_now(self, value: Any) -> bool:
