@@ -6,8 +6,9 @@ How TF's strategies map onto PyTorch (one replica per process):
 * `MirroredStrategy`: the replicas of one machine. Started by `torchrun
   --nproc_per_node=N` (or `torchestimator launch`), each process drives one
   device and the processes average their gradients (NCCL on GPUs, gloo on CPU).
-  Started as a plain `python train.py` it is one replica; on a machine with
-  several GPUs it then logs how to use them all.
+  Started as a plain `python train.py` with several replica devices (all GPUs,
+  or a `devices` list), it starts the other replica processes itself
+  (`_self_launch`).
 * `MultiWorkerMirroredStrategy`: the same across machines; the cluster comes from
   torchrun's variables or from `TF_CONFIG` (chief = rank 0, workers after it; the
   chief's `host:port` is the rendezvous).
@@ -38,6 +39,12 @@ from torchestimator.distribute._cluster import (
 from torchestimator.distribute._communication import (
     CommunicationImplementation,
     CommunicationOptions,
+)
+from torchestimator.distribute._self_launch import (
+    backend_device_type,
+    maybe_start_replicas,
+    replica_devices,
+    watch_parent,
 )
 from torchestimator.distribute._strategy import Strategy, torch_device
 
@@ -128,26 +135,42 @@ class MultiWorkerMirroredStrategy(Strategy):
 class MirroredStrategy(Strategy):
     """Synchronous training across multiple replicas on one machine (`tf.distribute.MirroredStrategy`).
 
-    One process per device: start the program with `torchrun --nproc_per_node=N`
-    (or `torchestimator launch --nproc_per_node=N`) and each process drives one GPU
-    (or CPU), averaging gradients with the others. Started alone it is one replica.
+    One process per device, averaging gradients with the others (NCCL on GPUs, gloo on
+    CPU). Started by `torchrun --nproc_per_node=N` (or `torchestimator launch
+    --nproc_per_node=N`), each process drives the device of its local rank. Started as
+    a plain `python train.py` with N > 1 replica devices (every GPU when `devices` is
+    None, or the `devices` list, e.g. `["/gpu:0", "/gpu:1"]` or `["/cpu:0", "/cpu:1"]`),
+    the program becomes replica 0 and starts N - 1 copies of itself (same command,
+    directory and environment, plus torchrun's variables), as TF's MirroredStrategy used
+    every GPU: the copies stop when it dies, and it exits with status 1 when one of them
+    fails. A program that cannot be started again (`python -c`, an interactive session,
+    a notebook) trains one replica and logs the `torchestimator launch` command;
+    `TORCHESTIMATOR_NO_SELF_LAUNCH=1` turns self-launching off.
 
     Args:
-        devices: the devices of the replicas (recorded; each process uses its own).
+        devices: the devices of the replicas (TF device strings); None: every GPU, else
+            the CPU.
         cross_device_ops: accepted for compatibility (NCCL on GPUs, gloo on CPU).
     """
 
     def __init__(self, devices: Any = None, cross_device_ops: Any = None) -> None:
         self._devices = tuple(str(d) for d in devices) if devices else None
-        position = current_position() if "RANK" in os.environ and "WORLD_SIZE" in os.environ else ClusterPosition()
-        device = _process_device(position)
-        if position.world_size <= 1 and torch.cuda.is_available() and torch.cuda.device_count() > 1:
-            _log.warning(
-                "MirroredStrategy runs one replica per process: this process uses %s only. To train on all "
-                "%d GPUs, start the program with `torchestimator launch --nproc_per_node=%d train.py` "
-                "(or torchrun).", device, torch.cuda.device_count(), torch.cuda.device_count(),
-            )
-        backend = _join(position, None, device) if position.world_size > 1 else None
+        replicas = replica_devices(self._devices)
+        if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
+            position = current_position()
+            watch_parent()  # a copy started by a MirroredStrategy stops when its parent is gone
+        else:
+            position = maybe_start_replicas(replicas) or ClusterPosition()
+        if self._devices and "TORCHESTIMATOR_DEVICE" not in os.environ:
+            device = replicas[position.local_rank % len(replicas)]
+        else:
+            device = _process_device(position)
+        backend = None
+        if position.world_size > 1:
+            kind = backend_device_type(replicas) if self._devices else device.type
+            backend = _join(position, None, torch.device(kind))
+            if device.type == "cuda" and device.index is not None:
+                torch.cuda.set_device(device)
         super().__init__(position, device, backend)
 
 
