@@ -134,7 +134,7 @@ def test_plain_numeric_columns_take_one_stack_with_the_same_result():
     features = {"a": torch.tensor(rng.normal(size=5)),  # float64, [batch]
                 "b": torch.tensor(rng.normal(size=(5, 1)), dtype=torch.float32),
                 "c": torch.tensor(rng.normal(size=(5, 1)))}
-    assert layer._plain_numeric_keys == ("a", "b", "c")
+    assert layer._segments == ((("a", "b", "c"), tuple(layer.feature_columns)),)
     fast = layer(features)
     per_column: dict = {}
     general = layer(features, cols_to_output_tensors=per_column)  # forces the per-column path
@@ -147,5 +147,30 @@ def test_plain_numeric_columns_take_one_stack_with_the_same_result():
         layer(dict(features, c=torch.zeros(5, 2)))
     with pytest.raises((KeyError, ValueError), match="b"):
         layer({"a": features["a"], "c": features["c"]})
-    assert tf.keras.layers.DenseFeatures(
-        cols + [tf.feature_column.numeric_column("d", shape=(2,))])._plain_numeric_keys is None
+    mixed = tf.keras.layers.DenseFeatures(cols + [tf.feature_column.numeric_column("d", shape=(2,))])
+    assert [keys for keys, _ in mixed._segments] == [("a", "b", "c"), None]
+
+
+def test_runs_of_numeric_columns_among_others_are_stacked_with_the_same_result():
+    """Wide & deep's deep part: embeddings, then numeric columns (name order). Each run of two or
+    more plain numeric columns is stacked by one op; the output equals the per-column path."""
+    import torchestimator as tf
+
+    fc = tf.feature_column
+    cat = fc.categorical_column_with_vocabulary_list("cat", ["p", "q", "r"])
+    cols = [fc.numeric_column("x1"), fc.numeric_column("x0"), fc.embedding_column(cat, 2),
+            fc.numeric_column("w", shape=(2,)), fc.numeric_column("y0"), fc.numeric_column("y1")]
+    layer = tf.keras.layers.DenseFeatures(cols)
+    names = [c.name for c in layer.feature_columns]
+    assert names == ["cat_embedding", "w", "x0", "x1", "y0", "y1"]
+    assert [keys for keys, _ in layer._segments] == [None, ("x0", "x1", "y0", "y1")]
+    rng = np.random.default_rng(1)
+    features = {k: torch.tensor(rng.normal(size=4), dtype=torch.float32) for k in ("x0", "x1", "y0", "y1")}
+    features["w"] = torch.tensor(rng.normal(size=(4, 2)), dtype=torch.float32)
+    features["cat"] = np.array(["p", "r", "q", "p"])
+    fast = layer(features)
+    general = layer(features, cols_to_output_tensors={})
+    assert fast.shape == (4, 2 + 2 + 4)
+    torch.testing.assert_close(fast, general, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="y1"):  # a batch-size mismatch inside a run is still named
+        layer(dict(features, y1=torch.zeros(3)))

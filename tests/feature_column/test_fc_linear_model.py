@@ -115,3 +115,34 @@ def test_config_round_trip():
     clone = fc.LinearModel.from_config(config)
     assert clone.units == 2 and clone.sparse_combiner == "mean" and clone.name == "lin"
     assert clone.feature_columns == model.feature_columns
+
+
+def test_a_run_of_numeric_columns_is_one_matmul_with_the_per_column_result():
+    """Consecutive plain numeric columns are stacked and multiplied by their concatenated
+    weights; the predictions equal the sum of each column's own product (float rounding aside),
+    and the gradient reaches each column's own weight."""
+    fc = tf.feature_column
+    cat = fc.categorical_column_with_vocabulary_list("cat", ["p", "q"])
+    cols = [fc.numeric_column("x0"), fc.numeric_column("x1"), fc.numeric_column("x2"), cat]
+    layer = fc.LinearModel(cols, units=2)
+    rng = np.random.default_rng(0)
+    features = {k: torch.tensor(rng.normal(size=5), dtype=torch.float32) for k in ("x0", "x1", "x2")}
+    features["cat"] = np.array(["p", "q", "q", "p", "q"])
+    layer(features)  # build
+    with torch.no_grad():
+        for column in layer._feature_columns:
+            w = layer._state_manager.get_variable(column, "weights")
+            w.copy_(torch.tensor(rng.normal(size=tuple(w.shape)), dtype=torch.float32))
+    assert [keys for keys, _ in layer._segments] == [None, ("x0", "x1", "x2")]
+    out = layer(features)
+    expected = layer.bias.detach().clone().expand(5, 2).clone()
+    for column in layer._feature_columns:
+        w = layer._state_manager.get_variable(column, "weights").detach()
+        if column.name == "cat":
+            expected += w[torch.tensor([0, 1, 1, 0, 1])]
+        else:
+            expected += features[column.name][:, None] @ w
+    torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-6)
+    out.sum().backward()
+    x1 = layer._state_manager.get_variable(cols[1], "weights")
+    torch.testing.assert_close(x1.grad, features["x1"].sum().expand(1, 2).clone())

@@ -114,3 +114,54 @@ def batch_dim(input_shape: Any) -> Any:
             if isinstance(shape, (tuple, list)) and shape:
                 return shape[0]
     return None
+
+
+def numeric_runs(columns: tuple) -> tuple[tuple[tuple[str, ...] | None, tuple], ...]:
+    """The columns in order, cut into runs: `(keys, columns)` for two or more consecutive plain
+    one-value numeric columns (their features are stacked by one op when they are floating
+    tensors), `(None, columns)` for the others (each column's own `get_dense_tensor`)."""
+    from torchestimator.feature_column.numeric import NumericColumn
+
+    def plain(column: Any) -> bool:
+        return type(column) is NumericColumn and column.normalizer_fn is None and column.shape == (1,)
+
+    segments: list = []
+    run: list = []
+    for column in columns:
+        if plain(column):
+            run.append(column)
+            continue
+        if run:
+            segments.append(run)
+            run = []
+        segments.append(column)
+    if run:
+        segments.append(run)
+    out: list = []
+    for item in segments:
+        if isinstance(item, list) and len(item) > 1:
+            out.append((tuple(c.key for c in item), tuple(item)))
+        else:
+            single = tuple(item) if isinstance(item, list) else (item,)
+            if out and out[-1][0] is None:  # merge neighbouring one-at-a-time columns
+                out[-1] = (None, out[-1][1] + single)
+            else:
+                out.append((None, single))
+    return tuple(out)
+
+
+def stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor | None:
+    """The features `keys` stacked as [batch, len(keys)] when each is a floating tensor of shape
+    [batch] or [batch, 1] with one batch size; None (take the general path, which also gives
+    the errors) for anything else."""
+    values = []
+    for key in keys:
+        value = features.get(key)
+        if (type(value) is not torch.Tensor or not value.is_floating_point()
+                or value.ndim not in (1, 2) or (value.ndim == 2 and value.shape[1] != 1)):
+            return None
+        values.append(value if value.ndim == 1 else value.reshape(-1))
+    size = values[0].shape[0]
+    if any(v.shape[0] != size for v in values):
+        return None
+    return torch.stack(values, dim=1)

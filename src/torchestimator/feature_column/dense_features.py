@@ -13,7 +13,6 @@ from torchestimator.feature_column import _layer_utils
 from torchestimator.feature_column._base import DenseColumn
 from torchestimator.feature_column._state import LayerStateManager
 from torchestimator.feature_column._transform import FeatureTransformationCache
-from torchestimator.feature_column.numeric import NumericColumn
 from torchestimator.keras.engine.base_layer import Layer
 
 
@@ -46,11 +45,7 @@ class DenseFeatures(Layer):
         for column in self._feature_columns:
             _reject_sequence_column(column)
         self._state_manager = LayerStateManager(self)
-        # Every column a plain one-value numeric column (the premade estimators' usual input):
-        # their keys, for the one-stack path of `call`; None otherwise.
-        plain = all(type(c) is NumericColumn and c.normalizer_fn is None and c.shape == (1,)
-                    for c in self._feature_columns)
-        self._plain_numeric_keys = tuple(c.key for c in self._feature_columns) if plain else None
+        self._segments = _layer_utils.numeric_runs(self._feature_columns)
 
     @property
     def feature_columns(self) -> list[Any]:
@@ -71,13 +66,25 @@ class DenseFeatures(Layer):
         """
         _layer_utils.check_features(features)
         device = _layer_utils.target_device(self, features)
-        if self._plain_numeric_keys is not None and cols_to_output_tensors is None:
-            stacked = _stacked_numeric(features, self._plain_numeric_keys)
-            if stacked is not None:  # one stack and one cast instead of a cast per column
-                return stacked.to(device=device, dtype=torch.float32)
         cache = FeatureTransformationCache.for_batch(features)
         outputs = []
-        for column in self._feature_columns:
+        for keys, columns in self._segments if cols_to_output_tensors is None else ((None, self._feature_columns),):
+            if keys is not None:
+                stacked = _layer_utils.stacked_numeric(features, keys)
+                if stacked is not None:  # one stack and one cast instead of a cast per column
+                    outputs.append((columns[0].name, stacked.to(device=device, dtype=torch.float32)))
+                    continue
+            outputs.extend(self._column_outputs(columns, cache, device, cols_to_output_tensors))
+        if len(outputs) == 1:
+            return outputs[0][1]
+        _layer_utils.check_batch_sizes(outputs)
+        return torch.cat([t for _, t in outputs], dim=1)
+
+    def _column_outputs(self, columns: tuple, cache: FeatureTransformationCache, device: Any,
+                        cols_to_output_tensors: dict | None) -> list:
+        """`(name, [batch, n] float32 tensor)` of each of `columns`, one at a time."""
+        outputs = []
+        for column in columns:
             tensor = column.get_dense_tensor(cache, self._state_manager)
             tensor = tensor.to(device=device, dtype=torch.float32)
             width = math.prod(column.variable_shape)
@@ -86,8 +93,7 @@ class DenseFeatures(Layer):
             outputs.append((column.name, tensor))
             if cols_to_output_tensors is not None:
                 cols_to_output_tensors[column] = tensor
-        _layer_utils.check_batch_sizes(outputs)
-        return torch.cat([t for _, t in outputs], dim=1)
+        return outputs
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """`(batch, sum of the columns' flattened dimensions)`."""
@@ -106,23 +112,6 @@ class DenseFeatures(Layer):
         config = dict(config)
         config["feature_columns"] = _layer_utils.columns_from_config(config["feature_columns"], custom_objects)
         return cls(**config)
-
-
-def _stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor | None:
-    """The features `keys` stacked as [batch, len(keys)] when each is a floating tensor of shape
-    [batch] or [batch, 1] with one batch size; None (take the general path, which also gives
-    the errors) for anything else."""
-    values = []
-    for key in keys:
-        value = features.get(key)
-        if (type(value) is not torch.Tensor or not value.is_floating_point()
-                or value.ndim not in (1, 2) or (value.ndim == 2 and value.shape[1] != 1)):
-            return None
-        values.append(value if value.ndim == 1 else value.reshape(-1))
-    size = values[0].shape[0]
-    if any(v.shape[0] != size for v in values):
-        return None
-    return torch.stack(values, dim=1)
 
 
 def _reject_sequence_column(column: Any) -> None:

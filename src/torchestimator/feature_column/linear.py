@@ -73,6 +73,7 @@ class LinearModel(Layer):
         self.units = units
         self.sparse_combiner = _combiners.check_combiner(sparse_combiner, "sparse_combiner", self.name)
         self._state_manager = LayerStateManager(self)
+        self._segments = _layer_utils.numeric_runs(self._feature_columns)
         self._bias_attr: str | None = None
 
     @property
@@ -120,7 +121,15 @@ class LinearModel(Layer):
         _layer_utils.check_features(features)
         cache = FeatureTransformationCache.for_batch(features)
         device = _layer_utils.target_device(self, features)
-        sums = [(c.name, self._weighted_sum(c, cache, device)) for c in self._feature_columns]
+        sums = []
+        for keys, columns in self._segments:
+            if keys is not None:
+                stacked = _layer_utils.stacked_numeric(features, keys)
+                if stacked is not None:  # a run of numeric columns: one stack, one matmul
+                    weights = torch.cat([self._state_manager.get_variable(c, "weights") for c in columns])
+                    sums.append((columns[0].name, stacked.to(device=device, dtype=weights.dtype) @ weights))
+                    continue
+            sums.extend((c.name, self._weighted_sum(c, cache, device)) for c in columns)
         _layer_utils.check_batch_sizes(sums)
         out = sums[0][1]
         for _, s in sums[1:]:

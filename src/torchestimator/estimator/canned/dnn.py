@@ -16,21 +16,20 @@ from typing import Any
 import torch
 
 from torchestimator._ops.nn_ops import zero_fraction
+from torchestimator.estimator._session import LazySummary
 from torchestimator.estimator.canned import _validation, optimizers
 from torchestimator.estimator.canned._trainable import trainable_variables
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.summary._summary import _record
 
 
 def zero_fraction_summary(value: torch.Tensor, tag: str) -> None:
-    """Records the `<tag>/fraction_of_zero_values` scalar summary of a layer's output."""
-    from torchestimator.estimator._session import LazySummary
-    from torchestimator.summary._summary import _record
-
-    detached = value.detach()  # the fraction is computed only when the summary is written
-    _record(f"{tag}/fraction_of_zero_values", LazySummary(lambda: zero_fraction(detached)))
+    """Records the `<tag>/fraction_of_zero_values` scalar summary of a layer's output (computed
+    only when a hook reads it, e.g. every `save_summary_steps`)."""
+    _record(f"{tag}/fraction_of_zero_values", LazySummary(zero_fraction, value.detach()))
 
 
 def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, feature_columns: tuple,

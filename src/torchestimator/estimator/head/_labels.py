@@ -113,15 +113,19 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
     """Raises ValueError unless every label is in [0, n_classes - 1]; returns `labels`."""
     if labels.numel() == 0:
         return labels
-    low, high = torch.aminmax(labels.detach().reshape(-1).to(torch.float64))
-    if float(high) > n_classes - 1:
+    values = labels.detach()
+    if values.dtype not in (torch.int64, torch.int32, torch.float32, torch.float64):
+        values = values.to(torch.float64)
+    low, high = torch.aminmax(values)
+    low, high = low.item(), high.item()
+    if high > n_classes - 1:
         raise ValueError(message or (
-            f"Labels must be <= {n_classes} - 1; found label {float(high):g}. Labels are class ids "
+            f"Labels must be <= {n_classes} - 1; found label {high:g}. Labels are class ids "
             f"in [0, {n_classes}) (n_classes={n_classes}); use label_vocabulary for string labels."
         ))
-    if float(low) < 0:
+    if low < 0:
         raise ValueError(message or (
-            f"Labels must be >= 0; found label {float(low):g}. Labels are class ids in "
+            f"Labels must be >= 0; found label {low:g}. Labels are class ids in "
             f"[0, {n_classes})."
         ))
     return labels

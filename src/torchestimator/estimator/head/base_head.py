@@ -85,6 +85,16 @@ def call_loss_fn(loss_fn: Any, labels: torch.Tensor, logits: torch.Tensor, featu
     return loss
 
 
+def fused_reduction(loss_reduction: str) -> str | None:
+    """The torch `reduction=` equal to `loss_reduction` for unweighted per-example losses of
+    dimension 1 ('mean' for SUM_OVER_BATCH_SIZE, 'sum' for SUM), else None."""
+    if loss_reduction in _SUM_OVER_BATCH_SIZE:
+        return "mean"
+    if loss_reduction in _SUM:
+        return "sum"
+    return None
+
+
 def compute_weighted_loss(unweighted_loss: torch.Tensor, weights: Any, reduction: str) -> torch.Tensor:
     """Weights the per-example losses and reduces them to the scalar training loss.
 
@@ -117,7 +127,8 @@ def check_logits_final_dim(logits: Any, expected_logits_dimension: int) -> torch
     """Returns logits as float32 after checking their shape is [D0, ... DN, logits_dimension]."""
     if not isinstance(logits, torch.Tensor):
         logits = torch.as_tensor(logits)
-    logits = logits.float()
+    if logits.dtype is not torch.float32:
+        logits = logits.float()
     if logits.dim() < 2:
         raise ValueError(
             f"logits must have rank at least 2.  Received rank {logits.dim()}, shape "
@@ -333,6 +344,15 @@ class Head:
         parts = self._loss_parts(logits, labels, features)
         return self._training_loss(parts, regularization_losses)
 
+    def _fused_training_loss(self, logits: torch.Tensor, labels: Any, features: Any) -> torch.Tensor | None:
+        """The TRAIN loss in one fused torch op (the loss function with its own reduction) when
+        nothing needs the per-example losses: no `loss_fn`, no weight column, a SUM or
+        SUM_OVER_BATCH_SIZE reduction and labels already in the shape and dtype the loss takes.
+        Returns None otherwise, and the general path (`_loss_parts`, `_training_loss`) runs: it
+        is also the one that explains bad labels. Equal to the general path up to float
+        rounding (one reduction instead of a per-example loss, a sum and a division)."""
+        return None
+
     def _training_loss(self, parts: LossParts, regularization_losses: Any) -> torch.Tensor:
         loss = compute_weighted_loss(parts.unweighted_loss, parts.weights, self.loss_reduction)
         if regularization_losses is not None:
@@ -392,8 +412,15 @@ class Head:
             predictions = self.predictions(logits)
             return EstimatorSpec(mode=mode, predictions=predictions,
                                  export_outputs=self._export_outputs(predictions))
-        parts = self._loss_parts(logits, labels, features)
-        loss = self._training_loss(parts, regularization_losses)
+        if mode == ModeKeys.TRAIN:
+            loss = self._fused_training_loss(logits, labels, features)
+            if loss is None:
+                loss = self._training_loss(self._loss_parts(logits, labels, features), regularization_losses)
+            elif regularization_losses is not None:
+                loss = loss + add_n(regularization_losses).to(loss.device)
+        else:
+            parts = self._loss_parts(logits, labels, features)
+            loss = self._training_loss(parts, regularization_losses)
         predictions = LazyPredictions(lambda: self._step_predictions(logits))  # computed when read
         if mode == ModeKeys.EVAL:
             eval_metrics = self.metrics(regularization_losses=regularization_losses)

@@ -117,6 +117,25 @@ class BinaryClassHead(base_head.Head):
         weights = base_head.get_weights_and_check_match_logits(features, self._weight_column, logits)
         return LossParts(labels, loss, weights)
 
+    def _fused_training_loss(self, logits: torch.Tensor, labels: Any, features: Any) -> torch.Tensor | None:
+        """`binary_cross_entropy_with_logits` with the reduction built in, for numeric labels of
+        shape [batch] or [batch, 1] in {0, 1} and no weights or loss_fn (see
+        `Head._fused_training_loss`)."""
+        reduction = base_head.fused_reduction(self._loss_reduction)
+        if (
+            reduction is None or self._loss_fn or self._weight_column is not None
+            or self._label_vocabulary is not None or type(labels) is not torch.Tensor
+            or labels.dtype is torch.bool or logits.dim() != 2 or logits.shape[1] != 1
+        ):
+            return None
+        batch = logits.shape[0]
+        if labels.shape != (batch, 1):
+            if labels.shape != (batch,):
+                return None
+            labels = labels.reshape(batch, 1)
+        labels = _labels.check_label_range(labels.to(logits.device, torch.float32), 2)
+        return F.binary_cross_entropy_with_logits(logits, labels, reduction=reduction)
+
     # --------------------------------------------------------------------- predictions
     def predictions(self, logits: Any, keys: Any = None) -> dict:
         """Returns the dict of predictions for `logits` (all valid keys, or `keys`)."""

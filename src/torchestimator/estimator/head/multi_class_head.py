@@ -19,6 +19,9 @@ from torchestimator.estimator.head.keys import (
 )
 from torchestimator.saved_model._export_output import ClassificationOutput, PredictOutput
 
+#: An `ignore_index` no label can equal: every label counts in the loss, as in TF.
+_NO_IGNORED_LABEL = -(2**63)
+
 _VALID_KEYS = (
     PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASS_IDS,
     PredictionKeys.CLASSES, PredictionKeys.ALL_CLASS_IDS, PredictionKeys.ALL_CLASSES,
@@ -100,6 +103,30 @@ class MultiClassHead(base_head.Head):
             loss = flat.reshape(label_ids.shape)
         weights = base_head.get_weights_and_check_match_logits(features, self._weight_column, logits)
         return LossParts(label_ids, loss, weights)
+
+    def _fused_training_loss(self, logits: torch.Tensor, labels: Any, features: Any) -> torch.Tensor | None:
+        """`cross_entropy` with the reduction built in, for int64 class-id labels of shape
+        [batch] or [batch, 1] and no weights or loss_fn (see `Head._fused_training_loss`)."""
+        reduction = base_head.fused_reduction(self._loss_reduction)
+        if (
+            reduction is None or self._loss_fn or self._weight_column is not None
+            or self._label_vocabulary is not None or type(labels) is not torch.Tensor
+            or labels.dtype is not torch.int64 or logits.dim() != 2
+        ):
+            return None
+        batch = logits.shape[0]
+        if labels.shape != (batch,) and labels.shape != (batch, 1):
+            return None
+        ids = labels.reshape(batch).to(logits.device)
+        if ids.device.type != "cpu":  # a CUDA kernel asserts on a bad label: check first
+            _labels.check_label_range(ids, self._n_classes)
+        try:
+            # No label value is ignored (torch ignores -100 by default, TF rejects it); on the
+            # CPU an out-of-range label raises IndexError, and the range check then names it.
+            return F.cross_entropy(logits, ids, reduction=reduction, ignore_index=_NO_IGNORED_LABEL)
+        except IndexError:
+            _labels.check_label_range(ids, self._n_classes)
+            raise
 
     def predictions(self, logits: Any, keys: Any = None) -> dict:
         """Returns the dict of predictions for `logits` (all valid keys, or `keys`)."""

@@ -1,29 +1,107 @@
-"""`tf.keras.layers`: the layer library, each layer a `torch.nn.Module` that builds lazily."""
+"""`tf.keras.layers`: the layer library, each layer a `torch.nn.Module` that builds lazily.
+
+The layers load on first use, a family (`core`, `rnn`, `convolutional`, ...) at a time: a
+premade estimator's `model_fn` needs `Dense` and `DenseFeatures`, not the 90 modules of every
+layer (`_import_all()` loads them all, as deserialising a model of unknown layers does).
+"""
+
+from __future__ import annotations
+
+import importlib as _importlib
+from typing import Any as _Any
 
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.input_spec import InputSpec
-from torchestimator.keras.layers.activation import *  # noqa: F403
-from torchestimator.keras.layers.attention import *  # noqa: F403
-from torchestimator.keras.layers.convolutional import *  # noqa: F403
-from torchestimator.keras.layers.core import *  # noqa: F403
-from torchestimator.keras.layers.merging import *  # noqa: F403
-from torchestimator.keras.layers.normalization import *  # noqa: F403
-from torchestimator.keras.layers.pooling import *  # noqa: F403
-from torchestimator.keras.layers.preprocessing import *  # noqa: F403
-from torchestimator.keras.layers.regularization import *  # noqa: F403
-from torchestimator.keras.layers.reshaping import *  # noqa: F403
-from torchestimator.keras.layers.rnn import *  # noqa: F403
+
+#: The layers of each family (sub-package), as its `__all__` lists them (a test keeps this
+#: table and the sub-packages in step).
+_FAMILIES: dict[str, tuple[str, ...]] = {
+    "activation": (
+        "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax",
+    ),
+    "attention": (
+        "AdditiveAttention", "Attention", "MultiHeadAttention",
+    ),
+    "convolutional": (
+        "Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Convolution1D", "Convolution2D",
+        "Convolution2DTranspose", "Convolution3D", "DepthwiseConv2D", "SeparableConv2D",
+        "SeparableConvolution2D",
+    ),
+    "core": (
+        "Activation", "Dense", "Dropout", "Embedding", "Flatten", "Lambda", "Masking", "Permute",
+        "RepeatVector", "Reshape",
+    ),
+    "merging": (
+        "Add", "Average", "Concatenate", "Dot", "Maximum", "Minimum", "Multiply", "Subtract", "add",
+        "average", "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",
+    ),
+    "normalization": (
+        "BatchNormalization", "GroupNormalization", "LayerNormalization", "UnitNormalization",
+    ),
+    "pooling": (
+        "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "AvgPool1D", "AvgPool2D",
+        "AvgPool3D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D",
+        "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D",
+        "GlobalMaxPool3D", "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",
+        "MaxPool1D", "MaxPool2D", "MaxPool3D", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D",
+    ),
+    "preprocessing": (
+        "CategoryEncoding", "Hashing", "IntegerLookup", "Normalization", "Rescaling", "StringLookup",
+    ),
+    "regularization": (
+        "ActivityRegularization", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+        "SpatialDropout2D",
+    ),
+    "reshaping": (
+        "Cropping1D", "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
+    ),
+    "rnn": (
+        "Bidirectional", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "GRU", "GRUCell", "LSTM", "LSTMCell",
+        "RNN", "SimpleRNN", "SimpleRNNCell", "StackedRNNCells", "TimeDistributed",
+    ),
+}
+_FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in names}
+
+__all__ = sorted([
+    "Layer", "Input", "InputLayer", "InputSpec", "DenseFeatures", "serialize", "deserialize", *_FAMILY_OF,
+])
 
 
-def __getattr__(name: str):
-    # Feature-column layers live with the feature columns; loaded on first use.
-    if name == "DenseFeatures":
-        from torchestimator.feature_column import DenseFeatures
+def serialize(layer: Layer) -> dict:
+    """Returns the layer's config as `{"class_name": ..., "config": ...}` (`tf.keras.layers.serialize`)."""
+    from torchestimator.keras.saving._registry import serialize_keras_object
 
-        return DenseFeatures
-    if name == "experimental":  # tf.keras.layers.experimental.SyncBatchNormalization
-        import importlib
+    return serialize_keras_object(layer)
 
-        return importlib.import_module("torchestimator.keras.layers.experimental")
-    raise AttributeError(f"module 'torchestimator.keras.layers' has no attribute {name!r}")
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
+    """Returns the layer `serialize` described (`tf.keras.layers.deserialize`); `custom_objects`
+    maps the names of layers not built in to their classes."""
+    from torchestimator.keras.saving._registry import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects=custom_objects)
+
+
+def __getattr__(name: str) -> _Any:
+    family = _FAMILY_OF.get(name)
+    if family is not None:
+        value = getattr(_importlib.import_module(f"torchestimator.keras.layers.{family}"), name)
+    elif name == "DenseFeatures":  # feature-column layers live with the feature columns
+        from torchestimator.feature_column import DenseFeatures as value
+    elif name == "experimental":  # tf.keras.layers.experimental.SyncBatchNormalization
+        value = _importlib.import_module("torchestimator.keras.layers.experimental")
+    else:
+        raise AttributeError(f"module 'torchestimator.keras.layers' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+def _import_all() -> None:
+    """Imports every layer family (each layer registers itself for deserialisation)."""
+    for family in _FAMILIES:
+        _importlib.import_module(f"torchestimator.keras.layers.{family}")

@@ -74,7 +74,10 @@ def _load_builtins() -> None:
         import importlib
 
         for name in _BUILTIN_MODULES:
-            importlib.import_module(f"torchestimator.keras.{name}")
+            module = importlib.import_module(f"torchestimator.keras.{name}")
+            import_all = getattr(module, "_import_all", None)  # namespaces that load lazily
+            if import_all is not None:
+                import_all()
         _builtins_loaded = True
 
 
