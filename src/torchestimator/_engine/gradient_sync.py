@@ -12,3 +12,9 @@ from collections.abc import Callable
 import torch
 
 reducer: Callable[[list[torch.Tensor], list[torch.Tensor]], list[torch.Tensor]] | None = None
+
+shards: Callable[[list[torch.Tensor]], list[torch.Tensor]] | None = None
+"""While `tf.distribute.experimental.FSDPStrategy` trains: maps a train op's variables (the
+model's full `tf.Variable`s) to the FSDP shards that stand for them; a train op then
+back-propagates into every weight (FSDP's gathered weights are the graph's leaves) and
+its optimizers update the shards. None otherwise."""

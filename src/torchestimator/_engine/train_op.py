@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import gradient_sync
+
 
 def parameters_of(loss: torch.Tensor) -> list[torch.Tensor]:
     """Returns the leaf tensors requiring grad that `loss` depends on, in discovery order."""
@@ -54,6 +56,8 @@ class TrainOp:
             if not loss.requires_grad:
                 _no_grad_error()
             variables = self._variables(0, loss, var_list, cache)
+            if gradient_sync.shards is not None:  # FSDPStrategy: the shards stand for the variables
+                variables = gradient_sync.shards(variables)
             plans = [(optimizer, variables)]
             _backward(loss, variables)
         else:
@@ -63,6 +67,8 @@ class TrainOp:
                 if not loss.requires_grad:
                     _no_grad_error()
                 variables = self._variables(index, loss, var_list, cache)
+                if gradient_sync.shards is not None:  # FSDPStrategy: the shards stand for the variables
+                    variables = gradient_sync.shards(variables)
                 plans.append((optimizer, variables))
                 for seen, seen_variables in losses:
                     if seen is loss:
@@ -100,7 +106,9 @@ def _backward(loss: torch.Tensor, variables: list, retain_graph: bool = False) -
     """Accumulates d(loss)/d(variable) into `.grad` of `variables` only (other leaves the loss
     depends on get nothing, so no gradient goes stale across steps)."""
     inputs = [v for v in variables if v.requires_grad]
-    if inputs:
+    if inputs and gradient_sync.shards is not None:  # FSDP: the leaves are its gathered weights
+        loss.backward(retain_graph=retain_graph)
+    elif inputs:
         loss.backward(inputs=inputs, retain_graph=retain_graph)
 
 

@@ -357,6 +357,12 @@ class RunConfig:
             checkpoint_save_graph_def=checkpoint_save_graph_def,
         )
 
+        if getattr(eval_distribute, "_train_only", False):  # FSDPStrategy shards training only
+            raise ValueError(
+                f"RunConfig(eval_distribute={type(eval_distribute).__name__}()): this strategy distributes "
+                "training only. Evaluate with eval_distribute=tf.distribute.MultiWorkerMirroredStrategy() "
+                "(every replica reads the full checkpoint) or with none.")
+
         def non_tpu(strategy: Any) -> bool:
             return bool(strategy) and not type(strategy).__name__.startswith("TPUStrategy")
 

@@ -5,6 +5,7 @@ from torchestimator.distribute._communication import (
     CommunicationImplementation,
     CommunicationOptions,
 )
+from torchestimator.distribute._fsdp import FSDPStrategy
 from torchestimator.distribute._strategies import (
     CentralStorageStrategy,
     MultiWorkerMirroredStrategy,
@@ -17,6 +18,7 @@ __all__ = [
     "CollectiveCommunication",
     "CommunicationImplementation",
     "CommunicationOptions",
+    "FSDPStrategy",
     "MultiWorkerMirroredStrategy",
     "ParameterServerStrategy",
     "TPUStrategy",

@@ -329,7 +329,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
     def _own_and_raw_weights(self) -> list[torch.nn.Parameter]:
         weights = list(self._own_weights)
         own_ids = {id(p) for p in weights}
-        for p in self._parameters.values():  # parameters assigned directly (torch style)
+        # parameters assigned directly (torch style); FSDPStrategy's shards stand in for variables
+        for p in () if "_fsdp_managed" in self.__dict__ else self._parameters.values():
             if p is not None and id(p) not in own_ids:
                 weights.append(p)
         for module in self._raw_torch_modules():
@@ -500,13 +501,18 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             inputs = args[0]
             context = CONTEXT
             if (
-                type(inputs) is torch.Tensor  # not symbolic, not a Variable, no conversion
+                (
+                    (
+                        type(inputs) is torch.Tensor  # not symbolic, not a Variable, no conversion
+                        and inputs.dtype == self._compute_dtype  # no cast
+                        and getattr(inputs, "_keras_mask", None) is None
+                        and self._passes_fast_spec(inputs)
+                    )
+                    or (type(inputs) is dict and self._takes_plain_feature_dict(inputs))
+                )
                 and self.built
-                and inputs.dtype == self._compute_dtype  # no cast
                 and self.activity_regularizer is None
                 and not self._overrides_compute_mask
-                and getattr(inputs, "_keras_mask", None) is None
-                and self._passes_fast_spec(inputs)
                 and not _has_hooks(self)
             ):
                 training = context.training
@@ -526,6 +532,25 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                     context.training = training
                 return outputs
         return self._call_phases(args, kwargs)
+
+    def _takes_plain_feature_dict(self, inputs: dict) -> bool:
+        """True when a dict input needs none of the general call's phases: a layer without an
+        input spec or masks (the feature-column layers) called on a dict of plain torch tensors
+        and numpy string arrays -- what `_cast_inputs` passes through unchanged, and nothing
+        symbolic (a dict of `KerasTensor`s records a graph node on the general path). At least
+        one value is a tensor: a dict of numpy arrays alone follows the `.numpy()` rule."""
+        if self._input_spec is not None or self._call_accepts_mask or self.supports_masking:
+            return False
+        has_tensor = False
+        for value in inputs.values():
+            kind = type(value)
+            if kind is torch.Tensor:
+                if getattr(value, "_keras_mask", None) is not None:
+                    return False
+                has_tensor = True
+            elif kind is not np.ndarray or value.dtype.kind not in "OUS":
+                return False
+        return has_tensor
 
     def _passes_fast_spec(self, inputs: torch.Tensor) -> bool:
         """True when there is no input spec, or the spec's cached cheap check passes."""
