@@ -9,7 +9,8 @@ unless a hook asked for it.
 Hooks that `model_fn` returns in its `EstimatorSpec` are made anew on every
 call; the runner keeps the first ones (they hold the state: counters, timers)
 and, after each step, gives them the tensors of the newest ones, so a hook
-fetching a tensor of `model_fn` always sees this step's value.
+fetching a tensor of `model_fn` always sees this step's value (`_spec_hooks.py`
+says which attributes those are).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine.loop import StepEvents
+from torchestimator.estimator._spec_hooks import SpecHooks
 from torchestimator.estimator.hooks.session_run_hook import (
     SessionRunArgs,
     SessionRunContext,
@@ -169,68 +171,6 @@ class Session:
         return self.resolve(fetches)
 
 
-# ---------------------------------------------------------------------------- spec hooks
-
-
-def _leaves(value: Any) -> list | None:
-    """The tensor/metric leaves of `value` in order, or None if it holds none."""
-    if isinstance(value, torch.Tensor) or (hasattr(value, "result") and hasattr(value, "update_state")):
-        return [value]
-    if isinstance(value, dict):
-        items = list(value.values())
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        return None
-    found: list = []
-    for item in items:
-        sub = _leaves(item)
-        if sub:
-            found.extend(sub)
-    return found or None
-
-
-def _stamp(leaves: list) -> list:
-    """Identity and in-place version of each leaf: how the runner tells whether a hook changed
-    an attribute itself (its own state) or left it as model_fn made it."""
-    return [(id(x), getattr(x, "_version", None)) for x in leaves]
-
-
-def snapshot_hook(hook: SessionRunHook) -> dict:
-    """The attributes of `hook` that hold tensors or metrics, with their leaves' stamps."""
-    found = {}
-    for key, value in vars(hook).items():
-        leaves = _leaves(value)
-        if leaves is not None:
-            found[key] = _stamp(leaves)
-    return found
-
-
-def refresh_hook(old: SessionRunHook, new: SessionRunHook, remap: dict, stamps: dict) -> None:
-    """Gives the persistent hook `old` the tensors of `new` (made by this step's model_fn).
-
-    An attribute holding tensors or metrics is replaced by `new`'s unless `old`
-    reassigned it or changed it in place since (then it is the hook's own state);
-    `remap` learns which stale tensor each fresh one replaces. A hook may define
-    `_refresh_from(new)` to do this itself.
-    """
-    refresh = getattr(old, "_refresh_from", None)
-    if refresh is not None:
-        refresh(new)
-    for key, value in vars(new).items():
-        fresh = _leaves(value)
-        if fresh is None or key not in stamps:
-            continue
-        stale = _leaves(getattr(old, key, None)) or []
-        if _stamp(stale) != stamps[key]:
-            continue  # the hook changed it: its state, not a tensor of model_fn
-        for a, b in zip(stale, fresh):
-            remap[id(a)] = b
-        if refresh is None:
-            setattr(old, key, value)
-        stamps[key] = _stamp(fresh)
-
-
 _NO_VALUES = SessionRunValues(None, None, None)
 _NO_ARGS = SessionRunArgs(None)
 
@@ -254,7 +194,7 @@ class HookRunner(StepEvents):
         self._layout = list(hooks)
         self.hooks: list[SessionRunHook] = [h for h in hooks if isinstance(h, SessionRunHook)]
         self._spec_fields: list[tuple[str, list]] = []
-        self._stamps: dict[int, dict] = {}
+        self._spec_hooks = SpecHooks()
         self._context: SessionRunContext | None = None
         self._pending: list = []
         self._warned_feed = False
@@ -273,7 +213,7 @@ class HookRunner(StepEvents):
                 found = list(getattr(spec, field, ()) or ())
                 self._spec_fields.append((field, found))
                 for hook in found:
-                    self._stamps[id(hook)] = snapshot_hook(hook)
+                    self._spec_hooks.keep(hook)
                 hooks.extend(found)
             else:
                 hooks.append(item)
@@ -323,7 +263,7 @@ class HookRunner(StepEvents):
             for field, persistent in self._spec_fields:
                 for old, new in zip(persistent, getattr(spec, field, ()) or ()):
                     if type(old) is type(new) and old is not new:
-                        refresh_hook(old, new, remap, self._stamps[id(old)])
+                        self._spec_hooks.refresh(old, new, remap)
         context = self._context
         results: dict[int, Any] = {}
         for hook, args in zip(self._before, self._pending):

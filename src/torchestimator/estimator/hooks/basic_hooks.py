@@ -106,6 +106,8 @@ class NanTensorHook(SessionRunHook):
 
     _CHECK_EVERY_N_STEPS = 100
 
+    _model_fn_attributes = ("_loss",)
+
     def __init__(self, loss_tensor: Any = "loss", fail_on_nan_loss: bool = True):
         self._loss = loss_tensor
         self._fail = fail_on_nan_loss
@@ -194,6 +196,8 @@ def _tag_order(tensors: Any) -> tuple[list[str], dict]:
 class LoggingTensorHook(SessionRunHook):
     """Logs the values of `tensors` every `every_n_iter` steps, every `every_n_secs` seconds,
     and/or at the end; `formatter(dict) -> str` customizes the line."""
+
+    _model_fn_attributes = ("_tensors",)
 
     def __init__(self, tensors: Any, every_n_iter: int | None = None, every_n_secs: float | None = None,
                  at_end: bool = False, formatter: Callable | None = None):
@@ -365,6 +369,8 @@ class SummarySaverHook(SessionRunHook):
     """Saves summaries every N steps or seconds: the loss and the `tf.compat.v1.summary`
     scalars model_fn recorded in that step (or only `summary_op`: a tag, a list of tags, or
     a dict tag -> tensor), written at the global step after the step, as TF's."""
+
+    _model_fn_attributes = ("_summary_op",)
 
     def __init__(self, save_steps: int | None = None, save_secs: float | None = None,
                  output_dir: str | None = None, summary_writer: Any = None, scaffold: Any = None,

@@ -81,6 +81,8 @@ class FinalOpsHook(SessionRunHook):
     """Evaluates `final_ops` (names, tensors or metrics, or a list/dict of them) when the
     session ends; their numpy values are then in `final_ops_values`."""
 
+    _model_fn_attributes = ("_final_ops",)
+
     def __init__(self, final_ops: Any, final_ops_feed_dict: Any = None):
         self._final_ops = final_ops
         self._final_ops_feed_dict = final_ops_feed_dict

@@ -17,6 +17,13 @@ from typing import Any
 class SessionRunHook:
     """Hook to extend calls to `train`, `evaluate` and `predict`; every method is optional."""
 
+    #: For a hook `model_fn` returns in its `EstimatorSpec` (made anew on every step): the names
+    #: of the attributes that hold what model_fn made (tensors, metrics), which the Estimator
+    #: gives the hook it keeps from each step's new hook. None: the attributes holding tensors
+    #: or metrics on the first spec's hook, until the hook changes one itself (see
+    #: `estimator/_spec_hooks.py`).
+    _model_fn_attributes: tuple[str, ...] | None = None
+
     def begin(self) -> None:
         """Called once before using the session (before the first step)."""
 
