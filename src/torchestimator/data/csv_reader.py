@@ -1,12 +1,20 @@
-"""Reading CSV files with PyArrow's streaming reader, block by block.
+"""Reading CSV files with PyArrow, a chunk of whole rows at a time.
 
-`read_csv_file` yields one column `Block` per PyArrow record batch (about
-`buffer_size` bytes of the file), so a file larger than memory is never
-held whole. Missing fields take the column default. When PyArrow rejects a
-block (a row with the wrong number of fields, an unparsable value, a missing
-required value), the rest of that file is read row by row (`csv_rows.py`),
-which names the file and line of the bad row, or skips bad rows with
-`ignore_errors=True` and reports how many in a warning.
+`read_csv_file` reads a file `buffer_size` bytes at a time (1 MiB by
+default), cut after the last whole row (`csv_chunks`: a line break inside a
+quoted field does not end a row), parses each chunk with PyArrow's CSV parser
+on the calling thread and yields it as one column `Block`. Memory stays a few
+chunks deep however large the file, and the first batch is ready after one
+chunk. Numbers become torch tensors over PyArrow's buffers (no copy); strings
+are parsed dictionary-encoded, so each distinct value of a chunk is one Python
+str shared by its rows. Nothing here imports pandas (which PyArrow's
+`to_numpy` does, ~40 MB) or pyarrow.compute (~9 MB, 0.3 s) on the way.
+
+Missing fields take the column default. When PyArrow rejects a chunk (a row
+with the wrong number of fields, an unparsable value, a missing required
+value), the rest of that file is read row by row (`csv_rows.py`), which names
+the file and line of the bad row, or skips bad rows with `ignore_errors=True`
+and reports how many in a warning.
 
 Also here: `tf.data.experimental.CsvDataset`.
 """
@@ -20,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import torch
 
@@ -37,8 +44,8 @@ from torchestimator.data.csv_rows import (
 )
 from torchestimator.data.files import (
     FileDataset,
-    arrow_input,
     check_compression,
+    open_binary,
     resolve_filenames,
 )
 from torchestimator.data.validation import as_bool, as_int
@@ -61,10 +68,62 @@ def arrow_component(array: pa.Array, default: Any) -> Any:
     if array.null_count:
         if default is REQUIRED:
             raise _MissingRequired
+        import pyarrow.compute as pc  # ~9 MB and ~0.3 s to load: only when needed
+
         array = pc.fill_null(array, pa.scalar(default, array.type))
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
         return array.to_numpy(zero_copy_only=False)
     return torch.from_numpy(np.array(array.to_numpy(zero_copy_only=False)))
+
+
+_NUMPY = {pa.int32(): np.int32, pa.int64(): np.int64, pa.float32(): np.float32,
+          pa.float64(): np.float64}
+
+
+def _valid_mask(array: pa.Array) -> np.ndarray:
+    """The validity bitmap of an array with nulls, as a bool array."""
+    bits = np.frombuffer(array.buffers()[0], np.uint8)
+    return np.unpackbits(bits, bitorder="little", count=array.offset + len(array))[
+        array.offset:].astype(bool)
+
+
+def csv_component(array: pa.Array, default: Any) -> Any:
+    """One column of a parsed CSV chunk as a component, without copying numbers.
+
+    Numbers become a torch tensor over PyArrow's buffer; dictionary-encoded
+    strings a numpy array of str, each distinct value one shared Python object.
+    Nulls (empty or `na_value` fields) take `default`; raises `_MissingRequired`
+    for a null in a required column.
+    """
+    n = len(array)
+    if array.null_count:
+        if default is REQUIRED:
+            raise _MissingRequired
+        valid = _valid_mask(array)
+    else:
+        valid = None
+    if pa.types.is_dictionary(array.type):
+        words = array.dictionary.to_pylist()
+        values = np.empty(len(words) + 1, dtype=object)
+        values[:-1] = words
+        values[-1] = default
+        indices = array.indices
+        idx = (np.frombuffer(indices.buffers()[1], np.int32, n, indices.offset * 4) if n
+               else np.empty(0, np.int32))
+        if valid is not None:
+            idx = np.where(valid, idx, len(words))
+        return values[idx]
+    dtype = _NUMPY.get(array.type)
+    if dtype is None:  # a type this reader does not produce: the general conversion
+        return arrow_component(array, default)
+    if not n:
+        return torch.from_numpy(np.empty(0, dtype))
+    data = np.frombuffer(array.buffers()[1], dtype, n, array.offset * dtype().itemsize)
+    if valid is not None:
+        data = np.where(valid, data, np.asarray(default, dtype))
+    elif not data.flags.writeable:
+        data = data.copy()
+    return torch.from_numpy(data)
 
 
 def python_component(values: list, type_: pa.DataType) -> Any:
@@ -77,9 +136,14 @@ def python_component(values: list, type_: pa.DataType) -> Any:
 
 
 def _arrow_options(fmt: CsvFormat, layout: CsvLayout, counts: list[int]):
+    """PyArrow's read, parse and convert options for one parse of a chunk of whole lines.
+
+    String columns are read dictionary-encoded: each distinct value of a chunk
+    becomes one Python str, shared by the rows that hold it.
+    """
     names = [f"c{i}" for i in range(layout.num_columns)]
-    read = pacsv.ReadOptions(column_names=names, skip_rows=1 if fmt.header else 0,
-                             block_size=fmt.buffer_size, encoding=fmt.encoding)
+    read = pacsv.ReadOptions(column_names=names, use_threads=False,
+                             block_size=max(fmt.buffer_size, 1 << 16), encoding=fmt.encoding)
 
     def on_invalid(row: Any) -> str:
         if fmt.ignore_errors:
@@ -95,51 +159,90 @@ def _arrow_options(fmt: CsvFormat, layout: CsvLayout, counts: list[int]):
     )
     nulls = [""] + ([fmt.na_value] if fmt.na_value else [])
     convert = pacsv.ConvertOptions(
-        column_types={names[c]: t for c, t in zip(layout.selected, layout.types)},
+        column_types={names[c]: _DICT_STRING if t == pa.string() else t
+                      for c, t in zip(layout.selected, layout.types)},
         include_columns=[names[c] for c in layout.selected],
         null_values=nulls, strings_can_be_null=True, quoted_strings_can_be_null=True,
     )
     return read, parse, convert
 
 
-_CHUNK_BYTES = 16 << 20
+_DICT_STRING = pa.dictionary(pa.int32(), pa.string())
 _NON_SPACE = re.compile(rb"\S")
+_MIN_CHUNK = 1 << 16
+"""The smallest chunk parsed at once, whatever `buffer_size` says (one parse per few rows
+would be slow)."""
+_MAX_QUOTED_CHUNK = 16 << 20
+"""A chunk that seems to end inside a quoted field grows to at most this many bytes; then
+it is cut at its last line break anyway (a quote character inside an unquoted field,
+which PyArrow reads as data, makes the count of quotes odd)."""
 
 
-def _parsed_batches(path: str, fmt: CsvFormat, layout: CsvLayout, counts: list[int]) -> Iterator:
-    """The file's record batches, parsed a chunk of whole lines at a time with PyArrow's
-    multi-threaded parser (its streaming reader parses on one thread). Memory stays bounded by
-    the chunk size; a chunk that fails to parse raises, and the caller re-reads row by row."""
-    read, parse, convert = _arrow_options(fmt, layout, counts)
-    read = pacsv.ReadOptions(column_names=read.column_names, skip_rows=0, use_threads=True,
-                             block_size=max(read.block_size, 1 << 20), encoding=read.encoding)
-    source = arrow_input(path, fmt.compression_type)
-    stream = pa.input_stream(source) if isinstance(source, str) else source
+def _row_end(buffer: bytes, quoted: bool, force: bool) -> int:
+    """The index just past the last complete row of `buffer` (0 if there is none).
+
+    With quoting, a newline inside a quoted field does not end a row: a cut
+    with an odd number of quote characters before it is inside one, and the
+    chunk waits for more data (unless `force`).
+    """
+    cut = buffer.rfind(b"\n") + 1
+    if quoted and not force and cut and b'"' in buffer and buffer.count(b'"', 0, cut) % 2:
+        return 0
+    return cut
+
+
+def csv_chunks(path: str, fmt: CsvFormat, size: int | None = None) -> Iterator[memoryview]:
+    """The bytes of a CSV file, about `size` (default `fmt.buffer_size`) at a time, cut after
+    whole rows.
+
+    The header line (with `fmt.header`) and chunks of only white space are left
+    out. A row longer than `size` makes its chunk longer. Each chunk is a fresh
+    buffer, so PyArrow may keep referring to it.
+    """
+    size = size or fmt.buffer_size
+    quoted = fmt.use_quote_delim
     skip_header = fmt.header
     carry = b""
-    try:
+    with open_binary(path, fmt.compression_type) as f:
         while True:
-            data = stream.read(_CHUNK_BYTES)
-            if not data and not carry:
-                break
-            buffer = carry + data
-            cut = buffer.rfind(b"\n") if data else len(buffer) - 1
-            if cut < 0:
-                carry = buffer
-                continue
-            chunk, carry = buffer[:cut + 1], buffer[cut + 1:]
+            # A carry without a line break is part of one long row: read as much again.
+            long_row = len(carry) > size and b"\n" not in carry
+            data = f.read(len(carry) if long_row else size)
+            buffer = carry + data if carry else data
+            if not data:
+                cut = len(buffer)
+            else:
+                cut = _row_end(buffer, quoted, len(buffer) >= _MAX_QUOTED_CHUNK)
+                if not cut:
+                    carry = buffer
+                    continue
+            view = memoryview(buffer)
+            chunk, carry = view[:cut], bytes(view[cut:])
             if skip_header:
-                newline = chunk.find(b"\n")
-                chunk = chunk[newline + 1:] if newline >= 0 else b""
+                newline = buffer.find(b"\n", 0, cut)
+                chunk = chunk[newline + 1:] if newline >= 0 else chunk[:0]
                 skip_header = False
             if _NON_SPACE.search(chunk):
-                table = pacsv.read_csv(pa.BufferReader(chunk), read_options=read,
-                                       parse_options=parse, convert_options=convert)
-                yield from table.to_batches()
+                yield chunk
             if not data:
-                break
-    finally:
-        stream.close()
+                return
+
+
+def _parsed_batches(path: str, fmt: CsvFormat, layout: CsvLayout,
+                    counts: list[int]) -> Iterator[pa.RecordBatch]:
+    """The file's record batches, one parse per chunk of whole rows (`csv_chunks`).
+
+    Each chunk is parsed on the calling thread (the pipeline reads ahead on its
+    own thread), so memory stays a few chunks deep. A chunk that fails to parse
+    raises, and the caller re-reads the file row by row.
+    """
+    read, parse, convert = _arrow_options(fmt, layout, counts)
+    for chunk in csv_chunks(path, fmt, max(fmt.buffer_size, _MIN_CHUNK)):
+        if len(chunk) >= read.block_size:
+            read.block_size = len(chunk) + 1
+        table = pacsv.read_csv(pa.BufferReader(chunk), read_options=read,
+                               parse_options=parse, convert_options=convert)
+        yield from table.to_batches()
 
 
 def read_csv_file(path: str, fmt: CsvFormat, layout: CsvLayout) -> Iterator[Block]:
@@ -149,7 +252,7 @@ def read_csv_file(path: str, fmt: CsvFormat, layout: CsvLayout) -> Iterator[Bloc
     order = layout.order
     try:
         for rb in _parsed_batches(path, fmt, layout, counts):
-            cols = [arrow_component(rb.column(j), layout.defaults[j]) for j in order]
+            cols = [csv_component(rb.column(j), layout.defaults[j]) for j in order]
             emitted += rb.num_rows
             yield Block(cols, rb.num_rows)
         failure = None

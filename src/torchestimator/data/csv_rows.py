@@ -25,8 +25,8 @@ from torchestimator._dtypes import as_dtype, string
 from torchestimator.data.files import open_binary
 
 DEFAULT_BUFFER_SIZE = 1 << 20
-"""Bytes of CSV parsed per block. PyArrow keeps a few parsed blocks in flight, so
-memory grows with it; 1 MB reads as fast as larger blocks."""
+"""Bytes of CSV read and parsed at once (`csv_reader.csv_chunks`). Memory grows with
+it; 1 MiB parses as fast as larger chunks (PyArrow's own streaming reader's default)."""
 
 REQUIRED = None
 """The default of a required column: a missing value is an error."""

@@ -53,12 +53,7 @@ from torchestimator.data.options import (
     OptimizationOptions,
     ThreadingOptions,
 )
-from torchestimator.data.parquet_reader import (
-    ParquetLayout,
-    column_dtype,
-    read_parquet_file,
-    read_schema,
-)
+from torchestimator.data.prefetching import PrefetchDataset
 from torchestimator.data.structure import flatten
 from torchestimator.data.validation import as_bool, as_int, as_seed
 
@@ -184,6 +179,15 @@ def make_parquet_dataset(
     (numbers, bool, strings); nulls become 0 / "" / False. Files are streamed a
     record batch at a time; the arguments mean what they mean for `make_csv_dataset`.
     """
+    # Imported here: pyarrow.parquet and pyarrow.compute cost ~13 MB and ~0.3 s to load,
+    # which a CSV pipeline never needs.
+    from torchestimator.data.parquet_reader import (
+        ParquetLayout,
+        column_dtype,
+        read_parquet_file,
+        read_schema,
+    )
+
     batch_size = as_int("batch_size", batch_size, 1)
     files = match_files(file_pattern, "file_pattern")
     schema, first = None, None
@@ -218,6 +222,10 @@ def make_parquet_dataset(
                      shuffle_seed, prefetch_buffer_size, num_parallel_reads, sloppy)
 
 
+_READ_AHEAD = 2
+"""Blocks (a chunk of the file each) read ahead of the shuffle buffer, on their own thread."""
+
+
 def _pipeline(files: list[str], read: Any, spec: Any, batch_size: int, num_epochs: Any,
               shuffle: Any, shuffle_buffer_size: Any, shuffle_seed: Any,
               prefetch_buffer_size: Any, num_parallel_reads: Any, sloppy: Any) -> Dataset:
@@ -238,6 +246,9 @@ def _pipeline(files: list[str], read: Any, spec: Any, batch_size: int, num_epoch
     ds: Dataset = FileDataset(listing, read, spec, num_parallel_reads=num_parallel_reads,
                               deterministic=not as_bool("sloppy", sloppy))
     if shuffle:
+        # The shuffle buffer's gathers and scatters run on their own thread while the next
+        # chunk is parsed (one thread would do both in turn).
+        ds = PrefetchDataset(ds, _READ_AHEAD)
         ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
     if num_epochs != 1:
         ds = ds.repeat(num_epochs)

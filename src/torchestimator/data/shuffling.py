@@ -21,6 +21,7 @@ import torch
 
 from torchestimator.data.columns import Block, index_array
 from torchestimator.data.dataset import Dataset, UnaryDataset
+from torchestimator.data.seeding import PassSeeds
 from torchestimator.data.streams import (
     BlockStream,
     ElementStream,
@@ -153,17 +154,26 @@ class ShuffleDataset(UnaryDataset):
         self._seed = draw_seed() if seed is None else seed
         self._reshuffle = reshuffle_each_iteration
         self._epochs = itertools.count()
+        self._seeds = PassSeeds(self._seed)
+
+    def _epoch(self) -> int:
+        """The number of the pass being opened (always 0 without reshuffling)."""
+        return next(self._epochs) if self._reshuffle else 0
 
     def _rng(self) -> np.random.Generator:
-        epoch = next(self._epochs) if self._reshuffle else 0
-        return np.random.default_rng([self._seed, epoch])
+        return self._seeds.generator(self._epoch())
 
     def _open(self, batch_size: int | None = None):
-        rng = self._rng()
         stream = self._input._open()
         b = self._buffer_size
         if isinstance(stream, IndexStream):
-            return IndexStream(stream.base, shuffle_indices(stream, b, rng))
+            if stream.identity and stream.base.num_rows <= b:
+                # The whole pass fits the buffer: one permutation, drawn now (what
+                # shuffle_indices draws, without building the pass's generator).
+                order = self._seeds.permutation(self._epoch(), stream.base.num_rows)
+                return IndexStream(stream.base, iter((order,)))
+            return IndexStream(stream.base, shuffle_indices(stream, b, self._rng()))
+        rng = self._rng()
         if isinstance(stream, BlockStream):
             return BlockStream(shuffle_blocks(stream.blocks, b, rng, step_size(b, batch_size)))
         return ElementStream(shuffle_elements(stream.elements, b, rng))
