@@ -43,13 +43,9 @@ def estimator(model_dir, **kwargs):
 
 
 @pytest.fixture
-def store():
-    """A fresh `memory://` folder, removed afterwards."""
-    name = f"model-dir-urls-{uuid.uuid4().hex}"
-    yield f"memory://{name}"
-    fs = fsspec.filesystem("memory")
-    if fs.exists(f"/{name}"):
-        fs.rm(f"/{name}", recursive=True)
+def store(memory_url):
+    """A fresh `memory://` folder (tests/conftest.py), removed afterwards."""
+    return memory_url
 
 
 def files_in(url):

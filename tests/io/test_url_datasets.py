@@ -10,7 +10,6 @@ import io
 import uuid
 import zlib
 
-import fsspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -20,12 +19,9 @@ import torchestimator as tf
 
 
 @pytest.fixture
-def store():
-    name = f"url-datasets-{uuid.uuid4().hex}"
-    yield f"memory://{name}"
-    fs = fsspec.filesystem("memory")
-    if fs.exists(f"/{name}"):
-        fs.rm(f"/{name}", recursive=True)
+def store(memory_url):
+    """A fresh `memory://` folder (tests/conftest.py), removed afterwards."""
+    return memory_url
 
 
 def put(url, data: bytes) -> None:
