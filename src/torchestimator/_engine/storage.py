@@ -138,10 +138,7 @@ def read_bytes(path: str) -> bytes:
         with open(local(path), "rb") as f:
             return f.read()
     fs, p = _fs(path)
-    try:
-        return fs.cat_file(p)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"No such file: {path}") from None
+    return _naming_missing(path, fs.cat_file, p)
 
 
 def open_read(path: str) -> Any:
@@ -149,10 +146,7 @@ def open_read(path: str) -> Any:
     if not is_url(path):
         return open(local(path), "rb")  # noqa: SIM115 - the caller closes it
     fs, p = _fs(path)
-    try:
-        return fs.open(p, "rb")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"No such file: {path}") from None
+    return _naming_missing(path, fs.open, p, "rb")
 
 
 def write_bytes(path: str, data: bytes) -> None:
@@ -204,8 +198,13 @@ def rmtree(path: str) -> None:
 
 def _info(path: str) -> dict[str, Any]:
     fs, p = _fresh(path)
+    return _naming_missing(path, fs.info, p)
+
+
+def _naming_missing(path: str, method: Any, *args: Any) -> Any:
+    """`method(*args)` of a store's filesystem; its FileNotFoundError names the URL `path`."""
     try:
-        return fs.info(p)
+        return method(*args)
     except FileNotFoundError:
         raise FileNotFoundError(f"No such file: {path}") from None
 
