@@ -39,3 +39,17 @@ def test_fused_kernel_only_for_one_dtype_of_dense_cpu_tensors():
     assert not adagrad._fusable([torch.zeros(2, dtype=torch.float16)] * 1, f32, f32)
     assert not adagrad._fusable(f32, [torch.zeros(2, dtype=torch.float64)], f32)
     assert not adagrad._fusable([], [], [])
+
+
+def test_the_fused_verdict_is_remembered_only_for_the_same_lists_device_and_dtype():
+    params = [torch.zeros(3), torch.zeros(2)]
+    acc = [torch.zeros(3), torch.zeros(2)]
+    kernel = adagrad.AdagradKernel([p.clone().requires_grad_() for p in params], epsilon_inside_sqrt=False)
+    assert kernel._fusable(params, params, acc)
+    # The assumption the memo makes (its docstring): the optimizer does not swap a variable
+    # inside its own list for one of another dtype; an item swapped in place is not seen ...
+    params[1] = torch.zeros(2, dtype=torch.float64)
+    assert kernel._fusable(params, params, acc)
+    other = list(params)
+    assert not kernel._fusable(other, other, acc)  # ... but a new list is checked afresh
+    assert not kernel._fusable([torch.zeros(3)], [torch.zeros(3, dtype=torch.float64)], acc[:1])

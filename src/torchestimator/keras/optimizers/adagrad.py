@@ -55,6 +55,23 @@ class AdagradKernel(TorchKernel):
         }
         super().__init__(params, defaults)
 
+    def _fusable(self, params: Tensors, grads: Tensors, accumulators: Tensors) -> bool:
+        """`_fusable` of these lists, the variables' part remembered while the same list objects
+        (held here, so their ids cannot be reused), lengths and first variable's device and dtype
+        come back (the optimizer passes its own lists each full step); the gradients, new each
+        step, are checked by their first one (autograd gives each its variable's dtype)."""
+        first = params[0] if params else None
+        if first is None:
+            return False
+        memo = self.__dict__.get("_fusable_memo")
+        if (memo is None or memo[0] is not params or memo[1] is not accumulators or memo[2] != len(params)
+                or memo[3] != first.device or memo[4] is not first.dtype):
+            verdict = _fusable(params, params, accumulators)
+            memo = self.__dict__["_fusable_memo"] = (params, accumulators, len(params), first.device,
+                                                     first.dtype, verdict)
+        g = grads[0]
+        return memo[5] and len(grads) == len(params) and g.dtype is first.dtype and g.layout is torch.strided
+
     def _unused_steps(self, count: int) -> Tensors:
         """The per-parameter step tensors the fused kernel takes (unused with lr_decay 0)."""
         steps = self.__dict__.get("_fused_steps")
@@ -73,7 +90,7 @@ class AdagradKernel(TorchKernel):
     def update(self, group: dict[str, Any], params: Tensors, grads: Tensors, slots: dict[str, Tensors], step: int) -> None:
         """Applies one Adagrad step."""
         accumulators = slots["accumulator"]
-        if not group["epsilon_inside_sqrt"] and _fusable(params, grads, accumulators):
+        if not group["epsilon_inside_sqrt"] and self._fusable(params, grads, accumulators):
             # torch's fused CPU kernel computes this very rule (`accumulator += g^2`, then
             # `w -= lr * g / (sqrt(accumulator) + epsilon)`, lr_decay 0 makes its step count
             # unused) in one call instead of four multi-tensor ops (about 50 us less per step
