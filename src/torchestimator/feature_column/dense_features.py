@@ -66,7 +66,7 @@ class DenseFeatures(Layer):
         """
         _layer_utils.check_features(features)
         device = _layer_utils.target_device(self, features)
-        cache = FeatureTransformationCache.for_batch(features)
+        cache = None  # made when a column needs it (a layer of numeric columns never does)
         outputs = []
         for keys, columns in self._segments if cols_to_output_tensors is None else ((None, self._feature_columns),):
             if keys is not None:
@@ -74,6 +74,8 @@ class DenseFeatures(Layer):
                 if stacked is not None:  # one stack and one cast instead of a cast per column
                     outputs.append((columns[0].name, stacked.to(device=device, dtype=torch.float32)))
                     continue
+            if cache is None:
+                cache = FeatureTransformationCache.for_batch(features)
             outputs.extend(self._column_outputs(columns, cache, device, cols_to_output_tensors))
         if len(outputs) == 1:
             return outputs[0][1]
