@@ -6,9 +6,10 @@
    metrics=['accuracy'], batch 32, 2 epochs, 60,000 synthetic rows) vs a hand-written loop
    doing the same work (loss, backward, SGD step, running loss and accuracy);
 3. y = W.x + b on 100 rows, `fit(batch_size=100, epochs=1000, verbose=0)`: microseconds per
-   step vs a hand-written loop, with `loss='mse'` and (W3, as the issue measures it) with
-   `optimizer=SGD(...)` and a Python loss function
-   `my_loss(y_true, y_pred) = 0.5 * tf.reduce_mean(tf.square(y_pred - y_true))`
+   step vs a hand-written loop, with `loss='mse'`, with a Python loss function
+   `my_loss(y_true, y_pred) = 0.5 * tf.reduce_mean(tf.square(y_pred - y_true))`, and W3 as
+   the anchors (`../shared/anchors/w3_linreg_overhead`) and issue 18 measure it: a Python
+   `half_mse` reduced per sample, SGD(0.001), a user callback, vs their `torch_raw.py` loop
    (goal <= 1.5 x the loop);
 4. one `__call__` of a built Dense(10) layer on a [32, 20] float32 tensor: nested inside
    another layer's call (the fast path a model's layers take in `fit`) and at the top level,
@@ -206,6 +207,52 @@ def torch_linreg_us(epochs, loss="mse"):
     return (time.perf_counter() - start) / epochs * 1e6
 
 
+def half_mse(y_true, y_pred):
+    """The anchors' W3 loss (`../shared/anchors/w3_linreg_overhead`): per-sample, then reduced."""
+    return 0.5 * tf.reduce_mean(tf.square(y_pred - y_true), axis=-1)
+
+
+class _EpochCounter(tf.keras.callbacks.Callback):
+    """The anchors' W3 timer callback: a user callback with `on_epoch_end` only."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.n += 1
+
+
+def keras_w3_us(epochs):
+    """W3 as the anchors run it: Input + Dense(1), SGD(0.001), a Python loss, a user callback."""
+    x, y = linreg_data()
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(1,)),
+        tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.Constant(0.5),
+                              bias_initializer=tf.keras.initializers.Constant(0.1)),
+    ])
+    model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.001), loss=half_mse)
+    start = time.perf_counter()
+    model.fit(x, y, batch_size=100, epochs=epochs, verbose=0, callbacks=[_EpochCounter()])
+    return (time.perf_counter() - start) / epochs * 1e6
+
+
+def torch_w3_us(epochs):
+    """The anchors' hand-written W3 loop (`w3_linreg_overhead/torch_raw.py`)."""
+    x, y = (torch.from_numpy(a.ravel()) for a in linreg_data())
+    w = torch.tensor(0.5, requires_grad=True)
+    b = torch.tensor(0.1, requires_grad=True)
+    opt = torch.optim.SGD([w, b], lr=0.001)
+    n = len(x)
+    start = time.perf_counter()
+    for _ in range(epochs):
+        opt.zero_grad(set_to_none=True)
+        cost = ((x * w + b - y) ** 2).sum() / (2 * n)
+        cost.backward()
+        opt.step()
+    return (time.perf_counter() - start) / epochs * 1e6
+
+
 def bench_linreg():
     epochs = 300 if QUICK else 1000
     med = _median_interleaved({
@@ -213,13 +260,16 @@ def bench_linreg():
         "torch mse": lambda: torch_linreg_us(epochs),
         "keras my_loss": lambda: keras_linreg_us(epochs, "python"),
         "torch my_loss": lambda: torch_linreg_us(epochs, "python"),
+        "keras w3": lambda: keras_w3_us(epochs),
+        "torch w3": lambda: torch_w3_us(epochs),
     })
     print(f"\n3. y = W.x + b, fit(batch_size=100, epochs={epochs}): us/step "
           "(median; goal <= 1.5 x)")
-    print(f"{'loss':<22}{'keras fit':>10}{'torch loop':>12}{'ratio':>8}")
-    for label, key in (("'mse'", "mse"), ("W3: Python my_loss", "my_loss")):
+    print(f"{'loss':<30}{'keras fit':>10}{'torch loop':>12}{'ratio':>8}")
+    for label, key in (("'mse'", "mse"), ("Python my_loss", "my_loss"),
+                       ("W3 (anchors: half_mse, callback)", "w3")):
         k, t = med[f"keras {key}"], med[f"torch {key}"]
-        print(f"{label:<22}{k:>10.1f}{t:>12.1f}{k / t:>8.2f}")
+        print(f"{label:<30}{k:>10.1f}{t:>12.1f}{k / t:>8.2f}")
 
 
 # ---------------------------------------------------------------- 4. one layer call

@@ -91,6 +91,32 @@ def test_grad_mode():
     assert modes[2:] == [False, ("consumer", True), False, ("consumer", True)]
 
 
+def test_run_steps_gives_the_caller_its_grad_mode_back():
+    # run_steps enters the mode it is asked for without a context object when the caller is
+    # already in it: the caller's mode must come back even when a step changes it, or raises.
+    def flips(batch):
+        torch.set_grad_enabled(not torch.is_grad_enabled())
+
+    for caller, asked in ((True, True), (True, False), (False, True), (False, False)):
+        with torch.set_grad_enabled(caller):
+            loop.run_steps(flips, range(3), grad_enabled=asked)
+            assert torch.is_grad_enabled() is caller
+            with pytest.raises(ZeroDivisionError):
+                loop.run_steps(lambda batch: 1 / 0, range(1), grad_enabled=asked)
+            assert torch.is_grad_enabled() is caller
+
+
+def test_a_batch_of_tensors_already_on_the_device_is_handed_over_as_it_is():
+    cpu = torch.device("cpu")
+    batch = (torch.zeros(2), torch.ones(2))
+    assert loop.to_device(batch, cpu) is batch
+    mixed = (torch.zeros(2), np.ones(2, np.float32))  # not all tensors: converted one by one
+    moved = loop.to_device(mixed, cpu)
+    assert moved[0] is mixed[0] and isinstance(moved[1], torch.Tensor)
+    meta = loop.to_device(batch, torch.device("meta"))
+    assert all(t.device.type == "meta" for t in meta)
+
+
 def test_the_generator_runs_a_step_only_when_asked():
     made = []
     steps = loop.iterate_steps(lambda b: made.append(b) or b * 2, range(5), Events())

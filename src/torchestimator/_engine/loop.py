@@ -41,6 +41,8 @@ def to_device(value: Any, device: torch.device, non_blocking: bool = True) -> An
         if value.device == device:
             return value
         return value.to(device, non_blocking=non_blocking and device.type == "cuda")
+    if type(value) is tuple and all(type(v) is torch.Tensor and v.device == device for v in value):
+        return value  # a batch of tensors already there (the common `(x, y)`)
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
             return value
@@ -116,9 +118,18 @@ def run_steps(
     steps = 0
     if max_steps is not None and max_steps <= 0:
         return 0
-    with torch.set_grad_enabled(grad_enabled), interrupts_between_steps() as guard:
-        for _ in _loop(step_fn, batches, events or StepEvents(), max_steps, device, guard):
-            steps += 1
+    # `torch.set_grad_enabled` as a context, without building one when the mode is already
+    # right (fit calls this every epoch); the caller's mode is back afterwards either way
+    caller_mode = torch.is_grad_enabled()
+    if caller_mode != grad_enabled:
+        torch.set_grad_enabled(grad_enabled)
+    try:
+        with interrupts_between_steps() as guard:
+            for _ in _loop(step_fn, batches, events or StepEvents(), max_steps, device, guard):
+                steps += 1
+    finally:
+        if torch.is_grad_enabled() != caller_mode:
+            torch.set_grad_enabled(caller_mode)
     return steps
 
 

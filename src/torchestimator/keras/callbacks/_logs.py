@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
+_PLAIN = (float, int, str, bool, type(None))  # log values that need no reading
+
 
 def to_python(logs: Mapping[str, Any] | None) -> dict[str, Any]:
     """Returns a copy of `logs` with tensors and NumPy scalars as Python numbers.
@@ -26,6 +28,8 @@ def to_python(logs: Mapping[str, Any] | None) -> dict[str, Any]:
     if not logs:
         return {}
     out = dict(logs)
+    if all(type(value) in _PLAIN for value in out.values()):
+        return out  # already Python numbers (fit's epoch logs): nothing to read
     groups: dict[torch.device, list[str]] = {}
     for key, value in out.items():
         if isinstance(value, torch.Tensor):

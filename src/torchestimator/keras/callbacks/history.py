@@ -34,5 +34,6 @@ class History(Callback):
         self.epoch.append(epoch)
         for key, value in to_python(logs).items():
             self.history.setdefault(key, []).append(value)
-        if self.model is not None:
-            self.model.history = self
+        model = self.model
+        if model is not None and getattr(model, "history", None) is not self:
+            model.history = self  # set once: a layer's attribute assignment is not free

@@ -9,6 +9,8 @@ the loss and the shapes, on the first batch.
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -97,6 +99,21 @@ def _as_loss_object(losses_module: Any, spec: Any) -> Any:
     return losses_module.LossFunctionWrapper(loss, name=name)
 
 
+_FLOAT32 = struct.Struct("f")
+
+
+def _round_to_float32(value: float) -> float:
+    """The float32 nearest to `value` (overflowing to +-inf as float32 arithmetic does)."""
+    try:
+        return _FLOAT32.unpack(_FLOAT32.pack(value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+#: Float dtypes whose division `python_result` does on the host, with the rounding to apply.
+_HOST_ROUNDING = {torch.float32: _round_to_float32, torch.float64: float}
+
+
 class LossTracker(Mean):
     """The running mean of a loss (a Keras `Mean` named 'loss') with a one-op update for
     the training loop, `add_batch_loss`: the count is a host number (batch sizes are known
@@ -119,6 +136,24 @@ class LossTracker(Mean):
         if self._host_count:
             self.count.add_(self._host_count)
             self._host_count = 0.0
+
+    def python_result(self) -> float:
+        """`float(self.result())` without building tensors (fit reads it every epoch): the
+        state's two scalars are read and divided on the host.
+
+        Assumes float32 (or float64) state: a float32 `total / count` computed in double and
+        rounded to float32 is the float32 quotient (double has more than 2 * 24 + 2 bits), so
+        History holds the very value `result()` gives. Other dtypes take `result()`'s path.
+        The state is read as it is (the host count added), so a `count` or `total` changed
+        from outside (`assign`, `set_weights`, `merge_state`) is seen."""
+        total = self.total
+        rounding = _HOST_ROUNDING.get(total.dtype)
+        if rounding is None or not total.is_cpu:
+            return float(self.result())  # one device read, as before
+        count = rounding(self.count.item() + self._host_count)
+        if count == 0:
+            return 0.0  # divide_no_nan: 0 where nothing was counted (even for a NaN total)
+        return rounding(total.item() / count)
 
     def result(self) -> torch.Tensor:
         self._flush()
@@ -157,11 +192,25 @@ class LossesContainer:
             LossTracker(name=f"{name}_loss") if multi and fn is not None else None
             for name, fn in zip(output_names, self.loss_fns)
         ]
+        # One output: a batch of plain tensors skips the per-output matching below.
+        self._single_output = not multi
 
     def __call__(
         self, y_true: Any, y_pred: Any, sample_weight: Any = None, regularization_losses: Any = None
     ) -> torch.Tensor:
         """Returns the total loss of a batch and updates the loss trackers."""
+        fn = self.loss_fns[0] if self._single_output else None
+        if (fn is not None and not regularization_losses and type(y_pred) is torch.Tensor
+                and type(y_true) is torch.Tensor
+                and (sample_weight is None or type(sample_weight) is torch.Tensor)):
+            # the loop below for its one output, without building its per-output lists
+            y_true, y_pred, sample_weight = match_dtype_and_rank(y_true, y_pred, sample_weight)
+            total = fn(y_true, y_pred, sample_weight=sample_weight)
+            weight = self.weights[0]
+            if weight != 1.0:
+                total = total * weight
+            self.total_tracker.add_batch_loss(total, y_pred.shape[0] if y_pred.ndim else 1)
+            return total
         extra_losses = regularization_losses or []
         ys_true = flatten_outputs(y_true, self.output_names, "labels")
         ys_pred = flatten_outputs(y_pred, self.output_names, "outputs")
@@ -201,6 +250,8 @@ class LossesContainer:
     @property
     def metrics(self) -> list:
         """The loss trackers (total first)."""
+        if len(self.output_trackers) == 1:
+            return [self.total_tracker]  # one output has no tracker of its own
         return [self.total_tracker] + [t for t in self.output_trackers if t is not None]
 
 
@@ -284,8 +335,8 @@ class MetricsContainer:
     @property
     def metrics(self) -> list:
         """Every compiled metric object, in Keras' order (per output, then weighted)."""
-        if self.per_output is None:
-            return []
+        if self.per_output is None or not self._any:
+            return []  # not built yet, or built without metrics
         return [m for ms in self.per_output for m in ms] + [
             m for ms in self.weighted_per_output for m in ms
         ]
@@ -296,13 +347,13 @@ class MetricLogs(Mapping):
     nothing; reading them computes each result once (tensors, no device sync)."""
 
     def __init__(self, metrics: list):
-        self._metrics = {m.name: m for m in metrics}
+        self._metrics = metrics
         self._values: dict[str, Any] | None = None
 
     def _materialize(self) -> dict[str, Any]:
         if self._values is None:
             values: dict[str, Any] = {}
-            for name, metric in self._metrics.items():
+            for name, metric in {m.name: m for m in self._metrics}.items():
                 value = metric.result()
                 if isinstance(value, dict):
                     values.update(value)
@@ -327,6 +378,22 @@ class MetricLogs(Mapping):
 def result_logs(metrics: list) -> Mapping:
     """Returns `{metric.name: metric.result()}`, computed when first read (see MetricLogs)."""
     return MetricLogs(metrics)
+
+
+def python_metric_logs(metrics: list) -> dict[str, Any]:
+    """`to_python_logs(result_logs(metrics))`, with loss trackers read on the host (no tensor
+    made): the epoch logs `fit` hands its callbacks."""
+    out: dict[str, Any] = {}
+    for name, metric in {m.name: m for m in metrics}.items():
+        if type(metric) is LossTracker:
+            out[name] = metric.python_result()
+            continue
+        value = metric.result()
+        if isinstance(value, dict):
+            out.update(to_python_logs(value))
+        else:
+            out.update(to_python_logs({name: value}))
+    return out
 
 
 def to_python_logs(logs: dict[str, Any]) -> dict[str, Any]:

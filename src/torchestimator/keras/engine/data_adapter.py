@@ -158,11 +158,23 @@ class ArrayData:
         made inside it): they are not even sliced. The shuffle is drawn as for a whole epoch."""
         n, bs = self.num_samples, self.batch_size
         order = torch.randperm(n) if self.shuffle else None
+        x, y, sw = self.x, self.y, self.sample_weight
+        # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
+        plain = type(x) is torch.Tensor and (y is None or type(y) is torch.Tensor) and (
+            sw is None or type(sw) is torch.Tensor)
         for start in range(max(0, skip) * bs, n, bs):
-            index = slice(start, min(start + bs, n)) if order is None else order[start:start + bs]
-            yield pack_x_y_sample_weight(
-                _take(self.x, index), _take(self.y, index), _take(self.sample_weight, index)
-            )
+            stop = start + bs
+            if order is None:
+                index = slice(start, min(stop, n))
+            else:
+                index = order if start == 0 and stop >= n else order[start:stop]
+            if plain and order is not None:
+                yield pack_x_y_sample_weight(
+                    x.index_select(0, index), None if y is None else y.index_select(0, index),
+                    None if sw is None else sw.index_select(0, index),
+                )
+            else:
+                yield pack_x_y_sample_weight(_take(x, index), _take(y, index), _take(sw, index))
 
 
 def _normalize(value: Any) -> Any:

@@ -26,6 +26,7 @@ from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
     LossesContainer,
     MetricsContainer,
+    python_metric_logs,
     result_logs,
     to_python_logs,
 )
@@ -233,13 +234,30 @@ class Trainer:
         """Returns `{name: value}` of every metric (tensors; no device sync)."""
         return result_logs(self.metrics)
 
+    def _python_metrics_result(self) -> dict:
+        """`get_metrics_result()` as Python numbers (the logs of an epoch or an evaluation);
+        without an override of `get_metrics_result`, loss trackers are read on the host."""
+        if type(self).get_metrics_result is Trainer.get_metrics_result:
+            return python_metric_logs(self.metrics)
+        return to_python_logs(self.get_metrics_result())
+
     # ------------------------------------------------------------------ steps
     def _forward(self, x: Any, training: bool) -> Any:
+        """`self(x, training=training)`."""
         if self._jit_compile:
             if self._compiled_forward is None:
                 self._compiled_forward = torch.compile(self)
             return self._compiled_forward(x, training=training)
-        return self(x, training=training)
+        # `training=` is given as the call context's flag, which is what the argument sets for
+        # the model's `call` and every nested layer (`Layer._call_in_context`): the call then
+        # has one positional argument, the form `Layer.__call__`'s fast path takes.
+        context = CONTEXT
+        previous = context.training
+        context.training = training
+        try:
+            return self(x)
+        finally:
+            context.training = previous
 
     def _data_parallel(self) -> Any:
         """The `DataParallel` of the strategy the model was compiled under, when it has several
@@ -424,7 +442,7 @@ class Trainer:
                 events.first = skip = 0
                 if parallel is not None:
                     parallel.sum_metric_state(self.metrics)  # the epoch's metrics over all replicas
-                logs = to_python_logs(self.get_metrics_result())
+                logs = self._python_metrics_result()
                 if val_data is not None and _should_validate(epoch, validation_freq):
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0)
                     logs.update({f"val_{k}": v for k, v in val_logs.items()})
@@ -450,7 +468,7 @@ class Trainer:
         parallel = self._data_parallel()
         if parallel is not None and isinstance(data, _replica_data_type()):
             parallel.sum_metric_state(self.metrics)  # each replica evaluated its part
-        logs = to_python_logs(self.get_metrics_result())
+        logs = self._python_metrics_result()
         if callbacks is not None:
             callbacks.on_test_end(logs)
         return logs

@@ -59,8 +59,10 @@ class Loss(abc.ABC):
         to it). Returns a scalar tensor, or the per-sample losses of shape
         `[batch_size, d0, .. dN-1]` when `reduction` is 'none'.
         """
-        y_pred = to_float_tensor(y_pred)
-        y_true = to_tensor(y_true, device=y_pred.device)
+        if not (type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+                and y_pred.is_floating_point() and y_true.device == y_pred.device):
+            y_pred = to_float_tensor(y_pred)  # tensors already so (the training loop's) stay
+            y_true = to_tensor(y_true, device=y_pred.device)
         losses = self.call(y_true, y_pred)
         if not isinstance(losses, torch.Tensor):
             losses = to_float_tensor(losses, device=y_pred.device)
