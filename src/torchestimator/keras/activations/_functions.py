@@ -20,6 +20,14 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+def with_keras_logits(output: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    """Returns `output` (a softmax or sigmoid of `logits`) carrying `_keras_logits`, as Keras
+    2.15's backend does: the crossentropy losses then compute from the logits (TF's graph-mode
+    losses do the same for any Softmax/Sigmoid op), one fused and stable kernel."""
+    output._keras_logits = logits
+    return output
+
+
 def softmax(x: Any, axis: int | Sequence[int] = -1) -> torch.Tensor:
     """Softmax converts a vector of values to a probability distribution.
 
@@ -41,10 +49,12 @@ def softmax(x: Any, axis: int | Sequence[int] = -1) -> torch.Tensor:
             f"{tuple(x.shape)}; add a batch dimension (e.g. x[None, :]) first."
         )
     if isinstance(axis, int):
-        return torch.softmax(x, dim=axis)
-    dims = tuple(axis)
-    shifted = torch.exp(x - torch.amax(x, dim=dims, keepdim=True))
-    return shifted / torch.sum(shifted, dim=dims, keepdim=True)
+        output = torch.softmax(x, dim=axis)
+    else:
+        dims = tuple(axis)
+        shifted = torch.exp(x - torch.amax(x, dim=dims, keepdim=True))
+        output = shifted / torch.sum(shifted, dim=dims, keepdim=True)
+    return with_keras_logits(output, x)
 
 
 def log_softmax(x: Any, axis: int = -1) -> torch.Tensor:
@@ -206,7 +216,8 @@ def sigmoid(x: Any) -> torch.Tensor:
     Returns:
         Tensor with the sigmoid activation: `1 / (1 + exp(-x))`.
     """
-    return torch.sigmoid(as_float_tensor(x))
+    x = as_float_tensor(x)
+    return with_keras_logits(torch.sigmoid(x), x)
 
 
 def exponential(x: Any) -> torch.Tensor:

@@ -45,7 +45,9 @@ class Softmax(Layer):
             adder = (1.0 - mask.to(inputs.dtype)) * _large_negative(inputs.dtype)
             inputs = inputs + adder
         if isinstance(self.axis, int):
-            return torch.softmax(inputs, dim=self.axis)
+            output = torch.softmax(inputs, dim=self.axis)
+            output._keras_logits = inputs  # TF's losses take a Softmax op's input as the logits
+            return output
         return torch.exp(inputs - torch.logsumexp(inputs, dim=self.axis, keepdim=True))
 
     def compute_output_shape(self, input_shape: Any) -> Any:

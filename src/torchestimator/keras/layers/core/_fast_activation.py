@@ -12,12 +12,20 @@ from torchestimator.keras import activations
 
 
 def _softmax_last(x: torch.Tensor) -> torch.Tensor:
-    return torch.softmax(x, dim=-1)
+    output = torch.softmax(x, dim=-1)
+    output._keras_logits = x  # as `activations.softmax`: the crossentropy losses use the logits
+    return output
+
+
+def _sigmoid(x: torch.Tensor) -> torch.Tensor:
+    output = torch.sigmoid(x)
+    output._keras_logits = x  # as `activations.sigmoid`
+    return output
 
 
 _FAST: dict[Callable, Callable] = {
     activations.relu: torch.relu,
-    activations.sigmoid: torch.sigmoid,
+    activations.sigmoid: _sigmoid,
     activations.tanh: torch.tanh,
     activations.softmax: _softmax_last,
     activations.elu: F.elu,
