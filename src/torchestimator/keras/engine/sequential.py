@@ -27,6 +27,10 @@ class Sequential(Functional):
     `add(layer)` appends a layer, `pop()` removes the last one.
     """
 
+    #: True when the model was first called on a dict of features (`DenseFeatures` first):
+    #: the layers then run one after another instead of through a graph.
+    _feature_dict_stack = False
+
     def __init__(self, layers: list | None = None, name: str | None = None, **kwargs: Any):
         from torchestimator.keras.engine.model import Model
 
@@ -131,7 +135,7 @@ class Sequential(Functional):
         self._rebuild()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if getattr(self, "_feature_dict_stack", False):
+        if self._feature_dict_stack:
             return super().__call__(*args, **kwargs)
         if not self.built and self._stack:
             inputs = args[0] if args else next(iter(kwargs.values()))
@@ -160,7 +164,7 @@ class Sequential(Functional):
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         """Runs the stacked layers on `inputs` (through the graph when it has one)."""
-        if not getattr(self, "_feature_dict_stack", False):
+        if not self._feature_dict_stack:
             return super().call(inputs, training=training, mask=mask)
         x = inputs
         for layer in self._stack:
