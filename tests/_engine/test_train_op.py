@@ -216,3 +216,38 @@ def test_a_var_list_leaves_other_leaves_without_gradients():
     for _ in range(2):
         TrainOp([(Step(), (a * b).sum(), [a])]).run()
         assert b.grad is None  # never accumulated, so it cannot go stale
+
+
+# ------------------------------------------------------------------------------ plain backward
+def test_a_var_list_holding_every_leaf_takes_a_plain_backward_with_the_same_result():
+    a, b = _param(1.0), _param(2.0)
+    cache: dict = {}
+    opt = RecordingSGD()
+    variables = [a, b]
+    for _ in range(2):
+        TrainOp([(opt, (a * b).sum(), variables)]).run(cache)
+    assert cache["every_leaf"][1] is True
+    # step 1: a=1-2=-1, b=2-1=1; step 2: a=-1-1=-2, b=1-(-1)=2
+    assert (a.item(), b.item()) == (-2.0, 2.0)
+    assert a.grad is None and b.grad is None  # cleared after each step
+
+
+def test_a_partial_var_list_keeps_backward_to_its_variables_only():
+    a, b = _param(1.0), _param(2.0)
+    cache: dict = {}
+    for _ in range(3):
+        TrainOp([(RecordingSGD(), (a * b).sum(), [a])]).run(cache)
+    assert cache["every_leaf"][1] is False
+    assert b.grad is None  # never accumulated: no gradient goes stale on b
+    assert b.item() == 2.0
+
+
+def test_the_every_leaf_verdict_follows_the_variables_not_the_list_object():
+    a, b = _param(1.0), _param(2.0)
+    cache: dict = {}
+    TrainOp([(RecordingSGD(), (a * b).sum(), [a, b])]).run(cache)
+    assert cache["every_leaf"][1] is True
+    TrainOp([(RecordingSGD(), (a * b).sum(), [a, b])]).run(cache)  # a new, equal list: remembered
+    assert cache["every_leaf"][1] is True
+    TrainOp([(RecordingSGD(), (a * b).sum(), [a])]).run(cache)  # other variables: walked again
+    assert cache["every_leaf"][1] is False and b.grad is None
