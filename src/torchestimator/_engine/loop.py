@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.backward import backward
 from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
 
 _DONE = object()  # what the loop's generator gives when it has ended
@@ -164,6 +165,6 @@ def iterate_steps(
 
 def optimize(loss: torch.Tensor, optimizer: Any) -> None:
     """Back-propagates `loss` and applies one optimizer step (gradients cleared afterwards)."""
-    loss.backward()
+    backward(loss)
     optimizer.step()
     optimizer.zero_grad()

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from torchestimator._engine import gradient_sync
+from torchestimator._engine.backward import backward
 
 
 def parameters_of(loss: torch.Tensor) -> list[torch.Tensor]:
@@ -109,11 +110,11 @@ def _backward(loss: torch.Tensor, variables: list, retain_graph: bool = False,
     variables are every leaf the loss needs a gradient for, so a plain backward (no `inputs=`,
     about 10 us less on a small model) does the same."""
     if every_leaf or gradient_sync.shards is not None:  # FSDP: the leaves are its gathered weights
-        loss.backward(retain_graph=retain_graph)
+        backward(loss, retain_graph=retain_graph)
         return
     inputs = [v for v in variables if v.requires_grad]
     if inputs:
-        loss.backward(inputs=inputs, retain_graph=retain_graph)
+        backward(loss, inputs, retain_graph=retain_graph)
 
 
 def _covers_every_leaf(loss: torch.Tensor, variables: list, cache: dict) -> bool:

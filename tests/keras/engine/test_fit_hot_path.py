@@ -105,7 +105,7 @@ def test_regularization_losses_take_the_general_path():
 def test_shuffled_batches_of_plain_tensors_keep_rows_together():
     n = 100
     x = np.arange(n, dtype=np.float32).reshape(n, 1)
-    for batch_size in (100, 30):
+    for batch_size in (99, 30):
         data = ArrayData(x, 2 * x[:, 0], 3 * x[:, 0], batch_size, shuffle=True)
         orders = []
         for _ in range(2):
@@ -118,6 +118,29 @@ def test_shuffled_batches_of_plain_tensors_keep_rows_together():
             orders.append(bx.tolist())
         assert orders[0] != orders[1]  # a new permutation each epoch
         assert orders[0] != list(range(n))
+
+
+@pytest.mark.parametrize("batch_size", [100, 1000])
+def test_one_batch_holding_every_sample_is_not_permuted(batch_size):
+    # full-batch training: the rows of the one batch keep their order and no random number is
+    # drawn (the permutation would only reorder rows inside the batch)
+    x = np.arange(100, dtype=np.float32).reshape(100, 1)
+    data = ArrayData(x, 2 * x[:, 0], None, batch_size, shuffle=True)
+    state = torch.get_rng_state()
+    (bx, by), = list(data)
+    assert torch.equal(torch.get_rng_state(), state)
+    assert bx[:, 0].tolist() == list(range(100)) and torch.equal(by, 2 * bx[:, 0])
+
+
+def test_full_batch_fit_without_a_permutation_gives_the_shuffled_loss():
+    x, y = _linreg()
+    losses = []
+    for shuffle in (True, False):
+        tf.keras.utils.set_random_seed(0)
+        model = _model()
+        model.fit(x, y, batch_size=100, epochs=3, verbose=0, shuffle=shuffle)
+        losses.append(model.history.history["loss"])
+    assert losses[0] == losses[1]
 
 
 def test_arrays_changed_in_place_between_fit_calls_are_seen():

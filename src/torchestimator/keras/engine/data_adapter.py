@@ -157,7 +157,10 @@ class ArrayData:
         """An epoch's batches without its first `skip` ones (an epoch resumed from a backup
         made inside it): they are not even sliced. The shuffle is drawn as for a whole epoch."""
         n, bs = self.num_samples, self.batch_size
-        order = torch.randperm(n) if self.shuffle else None
+        # One batch holding every sample (full-batch training): a permutation would only reorder
+        # the rows inside it, which no loss, metric or gradient of `fit` depends on beyond the
+        # order of float summation, so none is drawn (it cost W3 ~14 us of a ~215 us epoch).
+        order = torch.randperm(n) if self.shuffle and n > bs else None
         x, y, sw = self.x, self.y, self.sample_weight
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
         plain = type(x) is torch.Tensor and (y is None or type(y) is torch.Tensor) and (
