@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.data import encoded_strings
+
 Index = range | np.ndarray
 
 
@@ -40,7 +42,7 @@ def col_concat(cols: Sequence[Any]) -> Any:
         return cols[0]
     if isinstance(cols[0], torch.Tensor):
         return torch.cat(cols)
-    return np.concatenate(cols)
+    return encoded_strings.concatenate(cols)
 
 
 def col_stack(values: Sequence[Any]) -> Any:

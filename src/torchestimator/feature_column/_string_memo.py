@@ -15,6 +15,7 @@ the vectorized path for the strings it has not seen).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from torchestimator import _hashing
+from torchestimator.data.encoded_strings import EncodedStrings
 
 #: The id a memo gives '' (a missing value, dropped as TF drops it from dense string input).
 MISSING = int(np.iinfo(np.int64).min)
@@ -29,14 +31,26 @@ MISSING = int(np.iinfo(np.int64).min)
 #: The most distinct strings one memo remembers.
 DEFAULT_CAPACITY = 1 << 18
 
+#: The most dictionaries (of dictionary-encoded input columns) one memo remembers the answers of.
+_DICTIONARIES_REMEMBERED = 64
+
 
 @dataclasses.dataclass(frozen=True)
 class DenseStrings:
-    """A dense string feature, row-major: `values` (a list of str) of `batch_size` x `width`."""
+    """A dense string feature, row-major: `array` (a numpy array of str) of `batch_size` x
+    `width`; with `codes` (row-major int32) into `dictionary` when the input pipeline
+    dictionary-encoded the column (`data/encoded_strings.py`)."""
 
-    values: list
+    array: np.ndarray
     batch_size: int
     width: int
+    codes: np.ndarray | None = None
+    dictionary: np.ndarray | None = None
+
+    @functools.cached_property
+    def values(self) -> list:
+        """The values as a flat list of str (made when first read: encoded input needs none)."""
+        return self.array.reshape(-1).tolist()
 
 
 def dense_strings(value: Any) -> DenseStrings | None:
@@ -49,10 +63,13 @@ def dense_strings(value: Any) -> DenseStrings | None:
         return None
     if value.size == 0:
         return None
-    flat = value.reshape(-1).tolist()
-    if type(flat[0]) is not str:
+    if value.dtype.kind == "O" and type(value.flat[0]) is not str:  # a 'U' array holds str only
         return None
-    return DenseStrings(flat, int(value.shape[0]), 1 if value.ndim == 1 else int(value.shape[1]))
+    width = 1 if value.ndim == 1 else int(value.shape[1])
+    codes = value.codes if type(value) is EncodedStrings else None
+    if codes is not None:
+        return DenseStrings(value, int(value.shape[0]), width, codes.reshape(-1), value.dictionary)
+    return DenseStrings(value, int(value.shape[0]), width)
 
 
 class StringMemo:
@@ -78,9 +95,28 @@ class StringMemo:
         self._dtype = np.dtype(dtype)
         self._table: dict[str, int] = {} if missing is None else {"": missing}
         self._capacity = capacity
+        # id(dictionary) -> (dictionary, the answers of its values), for dictionary-encoded input
+        self._by_dictionary: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return len(self._table)
+
+    def lookup_dense(self, strings: DenseStrings) -> np.ndarray | None:
+        """Returns the answer of every value of `strings` (see `lookup`). With codes, the
+        dictionary is looked up once (remembered by identity) and the values are its answers
+        gathered by code."""
+        dictionary = strings.dictionary
+        if strings.codes is None or dictionary is None:
+            return self.lookup(strings.values)
+        seen = self._by_dictionary.get(id(dictionary))
+        if seen is None or seen[0] is not dictionary:
+            answers = self.lookup(dictionary.tolist())
+            if answers is None:
+                return None
+            if len(self._by_dictionary) >= _DICTIONARIES_REMEMBERED:
+                self._by_dictionary.clear()
+            seen = self._by_dictionary[id(dictionary)] = (dictionary, answers)
+        return seen[1][strings.codes]
 
     def lookup(self, strings: list) -> np.ndarray | None:
         """Returns the answer of every string in `strings`, or None when one is not a `str`."""

@@ -67,7 +67,7 @@ def _memoized_ids(column: Any, transformation_cache: Any) -> SparseIds | None:
     strings = transformation_cache.dense_strings(column.key, column.name)
     if strings is None:
         return None
-    ids = column._ids_memo.lookup(strings.values)
+    ids = column._ids_memo.lookup_dense(strings)
     if ids is None:
         return None
     return SparseIds.from_dense(

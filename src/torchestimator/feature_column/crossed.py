@@ -251,7 +251,7 @@ def _dense_string_fingerprints(
     strings = transformation_cache.dense_strings(key, column)
     if strings is None:
         return None
-    hashes = _string_memo.FINGERPRINTS.lookup(strings.values)
+    hashes = _string_memo.FINGERPRINTS.lookup_dense(strings)
     if hashes is None:
         return None
     width = strings.width

@@ -1,0 +1,132 @@
+"""Dictionary-encoded string columns (`data/encoded_strings.py`): the codes that
+`from_tensor_slices` attaches always match the values through the pipeline, the values
+behave as plain numpy arrays, and feature columns give the same ids from the codes."""
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import torchestimator as tf
+from torchestimator.data import encoded_strings
+from torchestimator.data.encoded_strings import EncodedStrings
+from torchestimator.feature_column import _string_memo
+
+N = 3000
+
+
+def _strings(n=N, distinct=7, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.array([f"v{k}" for k in rng.integers(0, distinct, n)])
+
+
+def _assert_codes_match(value):
+    assert type(value) is EncodedStrings and value.codes is not None
+    assert value.codes.shape == value.shape
+    assert value.dictionary[value.codes].tolist() == value.tolist()
+
+
+@pytest.mark.parametrize("make", [
+    lambda ds: ds.batch(64),
+    lambda ds: ds.shuffle(500, seed=1).repeat(2).batch(100),
+    lambda ds: ds.shuffle(N * 2, seed=3).batch(257),
+    lambda ds: ds.skip(10).take(700).batch(33, drop_remainder=True),
+    lambda ds: ds.repeat(2).shuffle(100, seed=2).batch(1000).unbatch().batch(50),
+])
+def test_codes_match_the_values_through_the_pipeline(make):
+    strings = _strings()
+    ds = make(tf.data.Dataset.from_tensor_slices({"s": strings, "x": np.arange(N)}))
+    seen = 0
+    for batch in ds:
+        value = batch["s"]
+        assert value.tolist() == strings[batch["x"].numpy()].tolist()
+        if type(value) is EncodedStrings and value.codes is not None:
+            _assert_codes_match(value)
+            seen += 1
+    assert seen > 0
+
+
+def test_a_rank_2_column_keeps_its_codes():
+    strings = _strings(N * 2).reshape(N, 2)
+    for batch in tf.data.Dataset.from_tensor_slices(strings).shuffle(300, seed=0).batch(128):
+        _assert_codes_match(batch)
+
+
+@pytest.mark.parametrize("strings", [
+    _strings(encoded_strings.MIN_ROWS - 1),  # too short to pay off
+    np.array([f"id{k}" for k in range(N)]),  # every value distinct
+], ids=["short", "distinct"])
+def test_columns_that_would_not_pay_off_stay_plain(strings):
+    batch = next(iter(tf.data.Dataset.from_tensor_slices(strings).batch(10)))
+    assert type(batch) is np.ndarray
+
+
+def test_the_values_behave_as_a_plain_array():
+    batch = next(iter(tf.data.Dataset.from_tensor_slices(_strings()).batch(5)))
+    plain = batch.view(np.ndarray)
+    assert repr(batch) == repr(plain) and str(batch) == str(plain)
+    assert type(pickle.loads(pickle.dumps(batch))) is np.ndarray
+    assert type(batch == "v1") is np.ndarray and (batch == "v1").tolist() == (plain == "v1").tolist()
+    assert type(np.concatenate([batch, plain])) is np.ndarray
+    assert type(np.asarray(batch)) is np.ndarray
+    assert isinstance(batch[0], str)
+    assert batch.reshape(-1).codes is None  # a derived array knows no codes
+
+
+def test_the_source_column_cannot_be_written_through_a_batch():
+    ds = tf.data.Dataset.from_tensor_slices(_strings()).batch(10)
+    batch = next(iter(ds))
+    with pytest.raises(ValueError, match="read-only"):
+        batch[0] = "changed"
+    assert next(iter(ds))[0] != "changed"
+
+
+def test_writing_keeps_codes_only_for_values_over_the_same_dictionary():
+    source = encoded_strings.encode(np.array(_strings(), dtype=object))
+    pool = source.copy()
+    assert pool.flags.writeable and pool.codes is not source.codes
+    pool[:5] = source[10:15]
+    _assert_codes_match(pool)
+    other = encoded_strings.encode(np.array(_strings(seed=1), dtype=object))
+    pool[:5] = other[:5]  # another dictionary
+    assert pool.codes is None and pool[:5].tolist() == other[:5].tolist()
+    copy = source.copy()
+    copy[3] = "new"
+    assert copy.codes is None and copy[3] == "new"
+
+
+def test_feature_columns_give_the_same_ids_from_codes():
+    fc = tf.feature_column
+    strings = _strings(distinct=12)
+    other = _strings(distinct=5, seed=4)
+    vocab = fc.categorical_column_with_vocabulary_list("a", [f"v{k}" for k in range(8)])  # some OOV
+    hashed = fc.categorical_column_with_hash_bucket("b", 13)
+    cross = fc.crossed_column([vocab, "b"], 17)
+    columns = [fc.indicator_column(vocab), fc.indicator_column(hashed), fc.indicator_column(cross)]
+    layer = tf.keras.layers.DenseFeatures(columns)
+    ds = tf.data.Dataset.from_tensor_slices({"a": strings, "b": other}).shuffle(400, seed=0).batch(128)
+    hits = []
+    real = _string_memo.StringMemo.lookup_dense
+
+    def spy(self, dense):
+        hits.append(dense.codes is not None)
+        return real(self, dense)
+
+    _string_memo.StringMemo.lookup_dense = spy
+    try:
+        for batch in ds:
+            plain = {k: np.asarray(v).astype(str) for k, v in batch.items()}
+            assert torch.equal(layer(batch), layer(plain))
+    finally:
+        _string_memo.StringMemo.lookup_dense = real
+    assert any(hits) and not all(hits)
+
+
+def test_a_missing_value_stays_missing_through_the_codes():
+    strings = _strings()
+    strings[::7] = ""
+    column = tf.feature_column.categorical_column_with_vocabulary_list("a", ["v1", "v2"], default_value=0)
+    layer = tf.keras.layers.DenseFeatures([tf.feature_column.indicator_column(column)])
+    for batch in tf.data.Dataset.from_tensor_slices({"a": strings}).batch(500):
+        assert torch.equal(layer(batch), layer({"a": np.asarray(batch["a"]).astype(str)}))
