@@ -108,3 +108,10 @@ def test_rebatch_regroups_rows():
     assert ds.rebatch(3, drop_remainder=True).element_spec == tf.TensorSpec((3,), tf.int64)
     with pytest.raises(ValueError, match="batch_size"):
         ds.rebatch([])
+
+
+def test_padded_batch_of_scalar_strings_holds_the_strings():
+    ds = tf.data.Dataset.from_tensor_slices(np.array(["Ab", "cD", "x"])).padded_batch(2)
+    batches = [b.tolist() for b in ds]
+    assert batches == [["Ab", "cD"], ["x"]]
+    assert all(type(v) is str for b in batches for v in b)

@@ -316,7 +316,10 @@ def _pad_stack(comps: list, size: list[int], value: Any) -> Any:
     out = np.full((len(comps), *size), str(value), dtype=object)
     for i, c in enumerate(comps):
         c = np.asarray(c, dtype=object)
-        out[(i, *(slice(0, d) for d in c.shape))] = c
+        if c.ndim == 0:  # a scalar string: the str itself, not a 0-d array inside the batch
+            out[i] = c.item()
+        else:
+            out[(i, *(slice(0, d) for d in c.shape))] = c
     return out
 
 
