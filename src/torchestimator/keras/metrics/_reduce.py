@@ -16,6 +16,7 @@ from torchestimator.keras.losses._utils import (
     squeeze_or_expand_dimensions,
     to_tensor,
 )
+from torchestimator.keras.metrics._functions import categorical_accuracy
 from torchestimator.keras.metrics._metric import Metric
 
 
@@ -177,10 +178,41 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Accumulates `fn(y_true, y_pred)`, weighted by `sample_weight` (default 1)."""
+        dtype = self._torch_dtype
+        if (
+            sample_weight is None and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+            and y_pred.dtype == dtype and y_pred.ndim == y_true.ndim
+            and y_pred.device == self.total.device and y_true.device == y_pred.device
+            and self.reduction == MetricReduction.WEIGHTED_MEAN
+        ):
+            # The training loop's case (`fit` each step): plain tensors of the metric's dtype on
+            # its device, labels of the predictions' rank (so no squeeze or expand), no weights.
+            # The general path below would convert nothing and then add the matches' sum and
+            # count; this adds them directly.
+            if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
+                    and y_true.shape == y_pred.shape and not self._fn_kwargs):
+                # `categorical_accuracy`'s matches, counted without making them (the sum of
+                # float32 ones is the count of hits, exactly)
+                hits = torch.argmax(y_pred, dim=-1) == torch.argmax(y_true, dim=-1)
+                self.total.add_(hits.sum())
+                self.count.add_(float(hits.numel()))
+                return
+            matches = self._fn(y_true if y_true.dtype == dtype else y_true.to(dtype), y_pred,
+                               **self._fn_kwargs)
+            if (type(matches) is torch.Tensor and matches.dtype == dtype
+                    and getattr(matches, "_keras_mask", None) is None):
+                self.total.add_(matches.sum())
+                self.count.add_(float(matches.numel()))
+                return
+            self._accumulate(matches, None)
+            return
         y_true = to_tensor(y_true, dtype=self._torch_dtype, device=self._device)
         y_pred = to_tensor(y_pred, dtype=self._torch_dtype, device=self._device)
         y_pred, y_true = squeeze_or_expand_dimensions(y_pred, y_true)
-        matches = self._fn(y_true, y_pred, **self._fn_kwargs)
+        self._accumulate(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+
+    def _accumulate(self, matches: Any, sample_weight: Any) -> None:
+        """Adds `fn`'s values (masked as their Keras mask says) to the mean's state."""
         mask = get_mask(matches)
         if mask is not None:
             sample_weight = apply_valid_mask(matches, sample_weight, mask, self.reduction)
