@@ -130,3 +130,24 @@ def test_a_missing_value_stays_missing_through_the_codes():
     layer = tf.keras.layers.DenseFeatures([tf.feature_column.indicator_column(column)])
     for batch in tf.data.Dataset.from_tensor_slices({"a": strings}).batch(500):
         assert torch.equal(layer(batch), layer({"a": np.asarray(batch["a"]).astype(str)}))
+
+
+def test_a_u_array_and_an_object_array_give_the_same_encoded_batches():
+    strings = _strings()
+    for source in (strings, strings.astype(object)):
+        batch = next(iter(tf.data.Dataset.from_tensor_slices(source).batch(N)))
+        _assert_codes_match(batch)
+        assert batch.tolist() == strings.tolist() and all(type(v) is str for v in batch[:20])
+
+
+def test_bytes_are_decoded_as_before():
+    strings = np.array([s.encode() for s in _strings()], dtype=object)
+    batch = next(iter(tf.data.Dataset.from_tensor_slices(strings).batch(10)))
+    assert batch.tolist() == [s.decode() for s in strings[:10]]
+
+
+def test_a_missing_object_still_gets_the_error_naming_it():
+    strings = _strings().astype(object)
+    strings[5] = None
+    with pytest.raises(TypeError, match="NoneType"):
+        tf.data.Dataset.from_tensor_slices({"s": strings})

@@ -104,27 +104,37 @@ class EncodedStrings(np.ndarray):
         return self.view(np.ndarray).__reduce__()  # pickles (and copies) as a plain array
 
 
-def encode(values: np.ndarray) -> np.ndarray:
-    """Returns `values` (an object array of `str`, rank 1 or 2) as a read-only `EncodedStrings`
-    copy when it has at least `MIN_ROWS` rows and few distinct values; else `values` itself."""
-    if (not isinstance(values, np.ndarray) or values.dtype != object or values.ndim not in (1, 2)
-            or values.shape[0] < MIN_ROWS):
-        return values
+def encode(values: np.ndarray) -> EncodedStrings | None:
+    """Returns `values` (a numpy array of str, `U` or object dtype, rank 1 or 2) as a read-only
+    `EncodedStrings` of Python `str` when it has at least `MIN_ROWS` rows and few distinct values;
+    None otherwise (too short, too many distinct values, or not all `str`).
+
+    A `U` array is encoded as it is and its object array is made from the dictionary (cheaper
+    than converting it value by value); a sample decides first whether encoding can pay off.
+    """
+    if (not isinstance(values, np.ndarray) or values.dtype.kind not in "UO"
+            or values.ndim not in (1, 2) or values.shape[0] < MIN_ROWS):
+        return None
+    flat = values.reshape(-1)
+    sample = flat[:: max(1, flat.size // 2048)].tolist()
+    if len(set(sample)) > MAX_DISTINCT_FRACTION * len(sample):
+        return None
     # imported here: an in-memory pipeline of numbers never loads PyArrow (~0.1 s)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    flat = values.reshape(-1)
     try:
         encoded = pc.dictionary_encode(pa.array(flat, type=pa.large_string()))
-    except (pa.ArrowException, TypeError):  # not all str after all
-        return values
-    if len(encoded.dictionary) > MAX_DISTINCT_FRACTION * flat.size:
-        return values
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32).reshape(values.shape)
+    except (pa.ArrowException, TypeError, ValueError):  # not all str (bytes, None, numbers)
+        return None
+    if encoded.null_count or len(encoded.dictionary) > MAX_DISTINCT_FRACTION * flat.size:
+        return None
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     dictionary = np.empty(len(encoded.dictionary), dtype=object)
     dictionary[:] = encoded.dictionary.to_pylist()
-    out = EncodedStrings(values.copy(), codes, dictionary)
+    strings = dictionary[codes].reshape(values.shape)  # Python str, shared with the dictionary
+    codes = codes.reshape(values.shape)
+    out = EncodedStrings(strings, codes, dictionary)
     out.flags.writeable = False
     codes.flags.writeable = False
     return out

@@ -7,11 +7,9 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, as_dtype, string
-from torchestimator.data import encoded_strings
 from torchestimator.data.columns import Block, col_shape
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.streams import (
@@ -36,7 +34,8 @@ class TensorSlicesDataset(Dataset):
 
     def __init__(self, tensors: Any):
         super().__init__()
-        structure = to_structure(tensors, "from_tensor_slices(tensors)")
+        # string columns with few distinct values carry their codes (`encoded_strings`)
+        structure = to_structure(tensors, "from_tensor_slices(tensors)", encode_strings=True)
         flat = flatten(structure)
         if not flat:
             raise ValueError("from_tensor_slices: `tensors` has no components")
@@ -55,8 +54,6 @@ class TensorSlicesDataset(Dataset):
                 "from_tensor_slices: all components must have the same size in their first "
                 f"dimension; received {listing}"
             )
-        # string columns with few distinct values carry their codes (`encoded_strings`)
-        flat = [encoded_strings.encode(c) if type(c) is np.ndarray else c for c in flat]
         self._rows = BlockRows(Block(flat, sizes[0][1]))
         self._structure = structure
 

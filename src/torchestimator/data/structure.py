@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, as_dtype, string
+from torchestimator.data import encoded_strings
 
 _PY_FLOAT = torch.float32
 _PY_INT = torch.int64
@@ -97,12 +98,13 @@ def _packer(s: Any, counter) -> Callable[[list], Any]:
     return operator.itemgetter(next(counter))
 
 
-def to_component(value: Any, where: str = "element") -> Any:
+def to_component(value: Any, where: str = "element", encode_strings: builtins.bool = False) -> Any:
     """Converts one leaf value to a pipeline component (torch tensor, str array or str).
 
     numpy arrays keep their dtype; Python floats become float32 and Python ints
     int64 (torch's conventions); bytes and str become strings. `where` names the
-    value in error messages.
+    value in error messages. With `encode_strings` (`from_tensor_slices`), a string
+    array with few distinct values is dictionary-encoded (`encoded_strings.py`).
     """
     if isinstance(value, torch.Tensor):
         return value.detach()  # input data is constant, as in TF
@@ -111,7 +113,7 @@ def to_component(value: Any, where: str = "element") -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8")
     if isinstance(value, np.ndarray):
-        return _array_component(value, where)
+        return _array_component(value, where, encode_strings)
     if isinstance(value, (builtins.bool, np.bool_)):
         return torch.tensor(builtins.bool(value))
     if isinstance(value, np.generic):
@@ -123,7 +125,7 @@ def to_component(value: Any, where: str = "element") -> Any:
     if value is None:
         raise TypeError(f"{where} is None; a dataset component must be a tensor, array or scalar")
     if isinstance(value, list) or hasattr(value, "__array__") or hasattr(value, "to_numpy"):
-        return _array_component(_list_to_array(value, where), where)
+        return _array_component(_list_to_array(value, where), where, encode_strings)
     raise TypeError(
         f"{where} has type {type(value).__name__}, which cannot be converted to a tensor; "
         "pass a torch.Tensor, numpy array, list or Python scalar"
@@ -158,8 +160,12 @@ def _all_python_floats(value: Any) -> builtins.bool:
     return type(value) is builtins.float
 
 
-def _array_component(arr: np.ndarray, where: str) -> Any:
+def _array_component(arr: np.ndarray, where: str, encode_strings: builtins.bool = False) -> Any:
     kind = arr.dtype.kind
+    if encode_strings and kind in "UO":
+        encoded = encoded_strings.encode(arr)
+        if encoded is not None:
+            return encoded
     if kind in "US":
         out = arr.astype(str).astype(object)
         return out if out.ndim else out.item()
@@ -193,25 +199,27 @@ def _array_component(arr: np.ndarray, where: str) -> Any:
         raise TypeError(f"{where} has dtype {arr.dtype}, which torch does not support: {e}") from None
 
 
-def to_structure(value: Any, where: str = "element", list_is_tuple: builtins.bool = False) -> Any:
+def to_structure(value: Any, where: str = "element", list_is_tuple: builtins.bool = False,
+                 encode_strings: builtins.bool = False) -> Any:
     """Normalizes a nested element: leaves become components, lists become tensors.
 
     With `list_is_tuple`, a top-level list is a tuple of components (how TF treats
-    a list returned from a `map` function).
+    a list returned from a `map` function); `encode_strings`: see `to_component`.
     """
     if list_is_tuple and isinstance(value, list):
         value = tuple(value)
-    return _to_structure(value, where)
+    return _to_structure(value, where, encode_strings)
 
 
-def _to_structure(value: Any, where: str) -> Any:
+def _to_structure(value: Any, where: str, encode: builtins.bool = False) -> Any:
     if isinstance(value, Mapping):
-        return type(value)((k, _to_structure(v, f"{where}[{k!r}]")) for k, v in value.items())
+        return type(value)((k, _to_structure(v, f"{where}[{k!r}]", encode)) for k, v in value.items())
     if is_namedtuple(value):
-        return type(value)(*(_to_structure(v, f"{where}.{f}") for f, v in zip(value._fields, value)))
+        return type(value)(*(_to_structure(v, f"{where}.{f}", encode)
+                             for f, v in zip(value._fields, value)))
     if isinstance(value, tuple):
-        return tuple(_to_structure(v, f"{where}[{i}]") for i, v in enumerate(value))
-    return to_component(value, where)
+        return tuple(_to_structure(v, f"{where}[{i}]", encode) for i, v in enumerate(value))
+    return to_component(value, where, encode)
 
 
 def component_spec(c: Any) -> TensorSpec:
