@@ -63,7 +63,10 @@ class Loss(abc.ABC):
                 and y_pred.is_floating_point() and y_true.device == y_pred.device):
             y_pred = to_float_tensor(y_pred)  # tensors already so (the training loop's) stay
             y_true = to_tensor(y_true, device=y_pred.device)
-        losses = self.call(y_true, y_pred)
+        return self._reduce(self.call(y_true, y_pred), y_pred, sample_weight)
+
+    def _reduce(self, losses: Any, y_pred: torch.Tensor, sample_weight: Any) -> torch.Tensor:
+        """Weights and reduces the per-sample `losses` (masked by their or `y_pred`'s Keras mask)."""
         if not isinstance(losses, torch.Tensor):
             losses = to_float_tensor(losses, device=y_pred.device)
         in_mask, out_mask = get_mask(y_pred), get_mask(losses)
@@ -151,6 +154,20 @@ class LossFunctionWrapper(Loss):
             and get_mask(y_pred) is None
         ):
             return fused(y_pred, y_true)
+        if (
+            sample_weight is None and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+            and y_pred.ndim == y_true.ndim and y_pred.is_floating_point()
+            and y_true.device == y_pred.device and get_mask(y_pred) is None
+            and self._get_reduction() == Reduction.SUM_OVER_BATCH_SIZE
+            and type(self).call is LossFunctionWrapper.call
+        ):
+            # fit's case with any loss function (W3's Python one): labels of the predictions'
+            # rank (nothing to squeeze or expand), no weights, no mask: the mean of `fn`'s values
+            losses = self.fn(y_true, y_pred, **self._fn_kwargs)
+            if (type(losses) is torch.Tensor and losses.is_floating_point()
+                    and get_mask(losses) is None and losses.numel()):
+                return losses.mean()
+            return self._reduce(losses, y_pred, None)
         return super().__call__(y_true, y_pred, sample_weight)
 
     def call(self, y_true: torch.Tensor, y_pred: torch.Tensor) -> torch.Tensor:

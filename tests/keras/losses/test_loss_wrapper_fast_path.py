@@ -1,0 +1,67 @@
+"""`LossFunctionWrapper`'s direct path (plain tensors of one rank, no weights or masks, the
+mean over the batch: `fit`'s case with a Python loss function) gives `Loss.__call__`'s value."""
+
+import numpy as np
+import pytest
+import torch
+
+import torchestimator as tf
+from torchestimator.keras.losses._loss import Loss, LossFunctionWrapper
+
+
+def half_mse(y_true, y_pred):
+    return 0.5 * torch.mean(torch.square(y_pred - y_true), dim=-1)
+
+
+def _general(loss, y_true, y_pred, sample_weight=None):
+    return Loss.__call__(loss, y_true, y_pred, sample_weight)
+
+
+@pytest.mark.parametrize("fn", [
+    half_mse,
+    tf.keras.losses.categorical_crossentropy,
+    tf.keras.losses.binary_crossentropy,
+    tf.keras.losses.huber,
+    lambda t, p: torch.sum(torch.abs(t - p), dim=-1),
+])
+def test_direct_path_equals_the_general_one(fn):
+    torch.manual_seed(0)
+    y_pred = torch.softmax(torch.randn(16, 4), -1).requires_grad_()
+    y_true = torch.nn.functional.one_hot(torch.randint(0, 4, (16,)), 4).float()
+    loss = LossFunctionWrapper(fn)
+    fast = loss(y_true, y_pred)
+    assert torch.equal(fast, _general(loss, y_true, y_pred))
+    fast.backward()
+    assert y_pred.grad is not None
+
+
+def test_a_subclass_overriding_call_keeps_its_call():
+    class Doubled(LossFunctionWrapper):
+        def call(self, y_true, y_pred):
+            return 2 * super().call(y_true, y_pred)
+
+    y = torch.ones(4, 1)
+    assert float(Doubled(half_mse)(y, torch.zeros(4, 1))) == pytest.approx(1.0)
+
+
+def test_a_masked_loss_and_other_reductions_take_the_general_path():
+    def masked(y_true, y_pred):
+        out = torch.mean(torch.abs(y_true - y_pred), dim=-1)
+        out._keras_mask = torch.tensor([True, False, True, True])
+        return out
+
+    y_true, y_pred = torch.zeros(4, 2), torch.tensor([[1.0, 1.0], [9.0, 9.0], [2.0, 2.0], [3.0, 3.0]])
+    assert float(LossFunctionWrapper(masked)(y_true, y_pred)) == pytest.approx(2.0)
+    total = LossFunctionWrapper(half_mse, reduction="sum")(y_true, y_pred)
+    assert float(total) == pytest.approx(0.5 * (1 + 81 + 4 + 9))
+
+
+def test_an_empty_batch_gives_zero_as_before():
+    loss = LossFunctionWrapper(half_mse)
+    empty = torch.zeros(0, 1)
+    assert float(loss(empty, empty)) == float(_general(loss, empty, empty)) == 0.0
+
+
+def test_numpy_labels_still_work():
+    loss = LossFunctionWrapper(half_mse)
+    assert float(loss(np.ones((3, 1), np.float32), torch.zeros(3, 1))) == pytest.approx(0.5)
