@@ -151,3 +151,24 @@ def test_a_missing_object_still_gets_the_error_naming_it():
     strings[5] = None
     with pytest.raises(TypeError, match="NoneType"):
         tf.data.Dataset.from_tensor_slices({"s": strings})
+
+
+def test_a_cached_block_keeps_matching_codes_across_epochs():
+    # writing into a batch either fails (a view of a cached block is read-only) or changes a
+    # fresh array only: the next epoch's batches still have codes that match their values
+    ds = tf.data.Dataset.from_tensor_slices(_strings()).shuffle(500, seed=0).cache().batch(100)
+    refused = 0
+    for batch in ds:
+        try:
+            batch[0] = "changed"
+        except ValueError as e:
+            assert "read-only" in str(e)
+            refused += 1
+    assert refused
+    checked = 0
+    for batch in ds:
+        assert "changed" not in batch.tolist()
+        if type(batch) is EncodedStrings and batch.codes is not None:
+            _assert_codes_match(batch)
+            checked += 1
+    assert checked

@@ -23,8 +23,10 @@ trusted only while it is known to match:
   `EncodedStrings` over the same dictionary (the shuffle buffer's exchanges);
   anything else drops them;
 * the column `from_tensor_slices` keeps is its own copy, read-only (tensors are
-  immutable in TF): a batch that is a view of it cannot be written into, so the
-  codes of the source never go stale.
+  immutable in TF), and every view of an encoded array is read-only: a batch that
+  views the source or a cached block cannot be written into, so no array's codes go
+  stale behind it. Fresh arrays (a gather, a concatenation, `copy()`: the shuffle
+  buffer) stay writable, their codes following the writes as above.
 """
 
 from __future__ import annotations
@@ -71,10 +73,14 @@ class EncodedStrings(np.ndarray):
             selected = codes[index]
             if selected.shape == out.shape:
                 out.codes, out.dictionary = selected, self.dictionary
+                if out.base is not None:  # a view: a write through it would leave stale codes
+                    out.flags.writeable = False  # in the array it views (a cached block, say)
         return out
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        super().__setitem__(index, value)
+        # through a plain view: numpy's own assignment would take the (read-only) view that
+        # `__getitem__` makes of the selected part
+        self.view(np.ndarray)[index] = value
         codes = self.codes
         if codes is None:
             return
@@ -82,9 +88,9 @@ class EncodedStrings(np.ndarray):
                 and value.dictionary is self.dictionary):
             try:
                 codes[index] = value.codes
-                return
-            except (ValueError, IndexError):
-                pass
+            except (ValueError, IndexError):  # codes that do not line up: forget them
+                self.codes = self.dictionary = None
+            return
         self.codes = self.dictionary = None
 
     def copy(self, order: str = "C") -> EncodedStrings:  # type: ignore[override]
