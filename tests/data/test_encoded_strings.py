@@ -3,6 +3,7 @@
 behave as plain numpy arrays, and feature columns give the same ids from the codes."""
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -172,3 +173,11 @@ def test_a_cached_block_keeps_matching_codes_across_epochs():
             _assert_codes_match(batch)
             checked += 1
     assert checked
+
+
+def test_a_long_column_of_other_objects_still_gets_the_error_naming_it():
+    values = np.empty(N, dtype=object)
+    values[:] = [[1]] * N
+    expected = "from_tensor_slices(tensors)['s'] is an object array holding list values"
+    with pytest.raises(TypeError, match=re.escape(expected)):
+        tf.data.Dataset.from_tensor_slices({"s": values})

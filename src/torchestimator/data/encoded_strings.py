@@ -123,6 +123,8 @@ def encode(values: np.ndarray) -> EncodedStrings | None:
         return None
     flat = values.reshape(-1)
     sample = flat[:: max(1, flat.size // 2048)].tolist()
+    if values.dtype.kind == "O" and not all(type(v) is str for v in sample):
+        return None  # bytes, None or other objects: the general conversion (and its errors)
     if len(set(sample)) > MAX_DISTINCT_FRACTION * len(sample):
         return None
     # imported here: an in-memory pipeline of numbers never loads PyArrow (~0.1 s)
