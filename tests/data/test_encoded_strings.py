@@ -63,6 +63,26 @@ def test_columns_that_would_not_pay_off_stay_plain(strings):
     assert type(batch) is np.ndarray
 
 
+def test_a_column_whose_sample_looks_varied_is_encoded():
+    # 1,000 values over 20,000 rows (5% distinct, which pays off): a sample of about 2,000 rows
+    # shows most of them, far more than a quarter of the sample.
+    strings = _strings(20_000, distinct=1000)
+    sample = strings[:: strings.size // 2048]
+    assert len(set(sample.tolist())) > encoded_strings.MAX_DISTINCT_FRACTION * len(sample)
+    batch = next(iter(tf.data.Dataset.from_tensor_slices(strings).batch(10)))
+    _assert_codes_match(batch)
+
+
+@pytest.mark.parametrize("seen,sample,size,low,high", [
+    (7, 2048, 100_000, 7, 7.01),  # a few values, all seen
+    (626, 2052, 160_000, 600, 700),  # W5's cat_c: 1,000 Zipf-distributed values
+    (2048, 2048, 100_000, float("inf"), float("inf")),  # every sampled value distinct
+    (50, 100, 100, 50, 50),  # the sample is the whole column
+])
+def test_estimated_distinct(seen, sample, size, low, high):
+    assert low <= encoded_strings.estimated_distinct(seen, sample, size) <= high
+
+
 def test_the_values_behave_as_a_plain_array():
     batch = next(iter(tf.data.Dataset.from_tensor_slices(_strings()).batch(5)))
     plain = batch.view(np.ndarray)

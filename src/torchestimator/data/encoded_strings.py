@@ -31,6 +31,7 @@ trusted only while it is known to match:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,6 +111,34 @@ class EncodedStrings(np.ndarray):
         return self.view(np.ndarray).__reduce__()  # pickles (and copies) as a plain array
 
 
+def estimated_distinct(seen: int, sample_size: int, size: int) -> float:
+    """The number of distinct values a column of `size` values likely holds, when a sample of
+    `sample_size` of them (spread evenly) holds `seen` distinct ones.
+
+    The estimate is the N for which `sample_size` draws from N equally likely values are expected
+    to show `seen` distinct ones: N * (1 - exp(-sample_size / N)) = seen, solved by bisection.
+    A skewed column (a few frequent values, a long tail) holds more than that, which the encoder's
+    final check of the real dictionary catches; what the estimate must not do is turn down a
+    column whose sample merely shows a long tail (1,000 Zipf-distributed values show about 600 in
+    a sample of 2,048: 30% of the sample, 0.6% of 160,000 rows). `inf` when every sampled value
+    is distinct and the sample is not the whole column.
+    """
+    if sample_size >= size:
+        return float(seen)
+    if seen >= sample_size:
+        return math.inf
+    low, high = float(seen), float(seen)
+    while high * -math.expm1(-sample_size / high) < seen:  # grow until the expectation passes it
+        high *= 2.0
+    for _ in range(40):
+        mid = (low + high) / 2.0
+        if mid * -math.expm1(-sample_size / mid) < seen:
+            low = mid
+        else:
+            high = mid
+    return high
+
+
 def encode(values: np.ndarray) -> EncodedStrings | None:
     """Returns `values` (a numpy array of str, `U` or object dtype, rank 1 or 2) as a read-only
     `EncodedStrings` of Python `str` when it has at least `MIN_ROWS` rows and few distinct values;
@@ -125,7 +154,7 @@ def encode(values: np.ndarray) -> EncodedStrings | None:
     sample = flat[:: max(1, flat.size // 2048)].tolist()
     if values.dtype.kind == "O" and not all(type(v) is str for v in sample):
         return None  # bytes, None or other objects: the general conversion (and its errors)
-    if len(set(sample)) > MAX_DISTINCT_FRACTION * len(sample):
+    if estimated_distinct(len(set(sample)), len(sample), flat.size) > MAX_DISTINCT_FRACTION * flat.size:
         return None
     # imported here: an in-memory pipeline of numbers never loads PyArrow (~0.1 s)
     import pyarrow as pa
