@@ -90,6 +90,26 @@ def test_top_level_fast_path_keeps_activity_losses_of_one_call():
     torch.testing.assert_close(outer.losses[0], (out ** 2).sum() / 5)
 
 
+def test_feature_dict_with_encoded_strings_takes_the_fast_path(count_general_calls):
+    # from_tensor_slices dictionary-encodes a long string column: its batches are an ndarray
+    # subclass, which the feature-dict fast path takes as it takes a plain string array
+    from torchestimator.data.encoded_strings import EncodedStrings
+
+    strings = np.array([f"v{k % 5}" for k in range(2000)])
+    ds = tf.data.Dataset.from_tensor_slices({"s": strings, "x": np.arange(2000.0)}).batch(8)
+    features = next(iter(ds))
+    assert type(features["s"]) is EncodedStrings
+    column = tf.feature_column.categorical_column_with_vocabulary_list("s", [f"v{k}" for k in range(5)])
+    layer = tf.keras.layers.DenseFeatures(
+        [tf.feature_column.indicator_column(column), tf.feature_column.numeric_column("x")])
+    features = {"s": features["s"], "x": torch.as_tensor(features["x"])}
+    layer(features)  # builds
+    count_general_calls.clear()
+    out = layer(features)
+    assert count_general_calls == {}
+    assert out[:, :5].argmax(1).tolist() == [k % 5 for k in range(8)]
+
+
 def _masked():
     x = torch.randn(5, 4)
     x._keras_mask = torch.ones(5, dtype=torch.bool)

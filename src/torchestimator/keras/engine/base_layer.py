@@ -548,8 +548,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                 if getattr(value, "_keras_mask", None) is not None:
                     return False
                 has_tensor = True
-            elif kind is not np.ndarray or value.dtype.kind not in "OUS":
-                return False
+            elif not isinstance(value, np.ndarray) or value.dtype.kind not in "OUS":
+                return False  # (a subclass counts: `from_tensor_slices`' encoded string columns)
         return has_tensor
 
     def _passes_fast_spec(self, inputs: torch.Tensor) -> bool:
