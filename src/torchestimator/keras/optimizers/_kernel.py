@@ -21,7 +21,11 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.optimizers._flat import FlatGroup
+
 Tensors = list[torch.Tensor]
+
+_UNSET = object()
 
 
 def _undecorated(name: str) -> Callable[..., Any]:
@@ -49,9 +53,15 @@ class TorchKernel(torch.optim.Optimizer):
     `step` = the number of updates already applied (Keras' `iterations`).
     """
 
+    #: Whether `update` is elementwise: each entry of a parameter is updated from the same
+    #: entries of its gradient and slots alone (and from scalars). Such a kernel updates a
+    #: group of many small CPU parameters as one flat vector (`_flat.py`).
+    elementwise = False
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.iterations = 0
         self._caches: dict[int, tuple[int, dict[str, Tensors]]] = {}
+        self._flat: dict[int, FlatGroup | None] = {}
         super().__init__(params, defaults)
 
     # --- what a subclass defines -------------------------------------------------------------
@@ -107,8 +117,23 @@ class TorchKernel(torch.optim.Optimizer):
         return cached[1]
 
     def invalidate_cache(self) -> None:
-        """Forgets the cached slot lists (after parameters or state were replaced)."""
+        """Forgets the cached slot lists and flat views (after parameters or state were replaced)."""
         self._caches.clear()
+        self._flat.clear()
+
+    def update_group(self, index: int, params: Tensors, grads: Tensors, step: int) -> None:
+        """`update` of every parameter of param group `index`: `params` are the group's
+        parameters in order, `grads` their dense gradients. An elementwise rule over many small
+        CPU parameters runs once over them as one flat vector (`_flat.py`)."""
+        group = self.param_groups[index]
+        if self.elementwise:
+            flat = self._flat.get(index, _UNSET)
+            if flat is _UNSET or (flat is not None and not flat.serves(params)):
+                flat = self._flat[index] = FlatGroup.make(self, index, params)
+            if flat is not None:
+                flat.update(self, group, params, grads, step)
+                return
+        self.update(group, params, grads, self.group_slots(index), step)
 
     def add_params(self, params: Iterable[torch.Tensor], group_index: int = 0) -> None:
         """Appends `params` to param group `group_index` and creates their slots."""
@@ -145,10 +170,9 @@ class TorchKernel(torch.optim.Optimizer):
                     continue
                 params = [p for p, _ in pairs]
                 grads = [g for _, g in pairs]
-                slots = self.slots_for(group, params)
+                self.update(group, params, dense_grads(grads), self.slots_for(group, params), self.iterations)
             else:
-                slots = self.group_slots(index)
-            self.update(group, params, dense_grads(grads), slots, self.iterations)
+                self.update_group(index, params, dense_grads(grads), self.iterations)
         self.iterations += 1
         return loss
 
@@ -165,6 +189,7 @@ class TorchKernel(torch.optim.Optimizer):
         super().__setstate__(state)
         self.iterations = state.get("iterations", 0)
         self._caches = {}
+        self._flat = {}
 
     def state_dict(self) -> dict[str, Any]:
         """Returns torch's optimizer state dict plus `iterations`."""

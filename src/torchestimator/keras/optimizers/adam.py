@@ -34,6 +34,8 @@ class AdamKernel(TorchKernel):
     `alpha = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t)`.
     """
 
+    elementwise = True
+
     def __init__(
         self,
         params: Any,

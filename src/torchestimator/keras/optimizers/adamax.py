@@ -23,6 +23,8 @@ class AdamaxKernel(TorchKernel):
     `w -= lr * m / ((1 - beta_1^t) * (u + epsilon))` with `t = iterations + 1`.
     """
 
+    elementwise = True
+
     def __init__(
         self, params: Any, lr: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7
     ) -> None:

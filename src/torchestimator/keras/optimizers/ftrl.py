@@ -25,6 +25,8 @@ from torchestimator.keras.saving import _registry
 class FtrlKernel(TorchKernel):
     """`torch.optim.Optimizer` with TF's FTRL-Proximal rule (slots `accumulator` and `linear`)."""
 
+    elementwise = True
+
     def __init__(
         self,
         params: Any,

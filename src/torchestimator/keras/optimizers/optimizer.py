@@ -482,11 +482,13 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         kernel = self._kernel
         if kernel is not None:
             group = self._group
-            slots = kernel.group_slots(0) if full else kernel.slots_for(group, params)
             if sparse:
+                slots = kernel.group_slots(0) if full else kernel.slots_for(group, params)
                 _sparse.apply(kernel, group, params, grads, slots, step, self._sparse_update_rule())
+            elif full:
+                kernel.update_group(0, params, grads, step)
             else:
-                kernel.update(group, params, grads, slots, step)
+                kernel.update(group, params, grads, kernel.slots_for(group, params), step)
         else:
             if sparse:
                 grads = dense_grads(grads)

@@ -27,6 +27,8 @@ class RMSpropKernel(TorchKernel):
     with momentum `m = momentum * m + increment; w -= m`, else `w -= increment`.
     """
 
+    elementwise = True
+
     def __init__(
         self,
         params: Any,
