@@ -83,6 +83,21 @@ def test_estimated_distinct(seen, sample, size, low, high):
     assert low <= encoded_strings.estimated_distinct(seen, sample, size) <= high
 
 
+@pytest.mark.parametrize("values", [
+    np.array(["", "a", "é", "日本語", "x" * 40, "a "] * 400),  # empty, non-ASCII, long, trailing space
+    np.array([f"v{k % 9}" for k in range(4000)]).reshape(2000, 2),
+    np.array([f"v{k % 9}" for k in range(8000)])[::3],  # a strided view
+    np.array([f"v{k % 9}" for k in range(4000)], dtype=object),  # already Python str
+], ids=["unicode", "rank-2", "strided", "object"])
+def test_encoding_keeps_every_value(values):
+    encoded = encoded_strings.encode(values)
+    assert encoded is not None and encoded.shape == values.shape
+    assert encoded.tolist() == values.tolist()
+    assert all(type(v) is str for v in encoded.reshape(-1).tolist())
+    assert encoded.dictionary[encoded.codes].tolist() == values.tolist()
+    assert len(set(encoded.dictionary.tolist())) == len(encoded.dictionary)  # one code per value
+
+
 def test_the_values_behave_as_a_plain_array():
     batch = next(iter(tf.data.Dataset.from_tensor_slices(_strings()).batch(5)))
     plain = batch.view(np.ndarray)

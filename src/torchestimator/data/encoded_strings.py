@@ -160,15 +160,28 @@ def encode(values: np.ndarray) -> EncodedStrings | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    try:
-        encoded = pc.dictionary_encode(pa.array(flat, type=pa.large_string()))
-    except (pa.ArrowException, TypeError, ValueError):  # not all str (bytes, None, numbers)
-        return None
+    if flat.dtype.kind == "U" and flat.dtype.itemsize:
+        # The fixed-width values as Arrow binary, without a copy: equal strings have equal
+        # (zero-padded UCS-4) bytes, and hashing them skips the UTF-8 conversion of every
+        # value (~3 ms instead of ~14 for 160,000 short strings).
+        flat = np.ascontiguousarray(flat)
+        width = flat.dtype.itemsize
+        encoded = pc.dictionary_encode(pa.FixedSizeBinaryArray.from_buffers(
+            pa.binary(width), flat.size, [None, pa.py_buffer(flat)]))
+        entries = encoded.dictionary
+        values_of_dictionary = np.frombuffer(entries.buffers()[1], dtype=flat.dtype, count=len(entries),
+                                             offset=entries.offset * width).tolist()
+    else:
+        try:
+            encoded = pc.dictionary_encode(pa.array(flat, type=pa.large_string()))
+        except (pa.ArrowException, TypeError, ValueError):  # not all str (bytes, None, numbers)
+            return None
+        values_of_dictionary = None
     if encoded.null_count or len(encoded.dictionary) > MAX_DISTINCT_FRACTION * flat.size:
         return None
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     dictionary = np.empty(len(encoded.dictionary), dtype=object)
-    dictionary[:] = encoded.dictionary.to_pylist()
+    dictionary[:] = encoded.dictionary.to_pylist() if values_of_dictionary is None else values_of_dictionary
     strings = dictionary[codes].reshape(values.shape)  # Python str, shared with the dictionary
     codes = codes.reshape(values.shape)
     out = EncodedStrings(strings, codes, dictionary)
