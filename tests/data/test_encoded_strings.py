@@ -159,6 +159,30 @@ def test_feature_columns_give_the_same_ids_from_codes():
     assert any(hits) and not all(hits)
 
 
+def test_ids_of_codes_skip_the_checks_only_when_every_dictionary_value_has_a_valid_id(monkeypatch):
+    from torchestimator.feature_column._base import SparseIds
+
+    fc = tf.feature_column
+    strings = _strings(distinct=12)
+    valid = [  # every value gets an id in [0, num_buckets)
+        fc.categorical_column_with_vocabulary_list("a", [f"v{k}" for k in range(8)], num_oov_buckets=3),
+        fc.categorical_column_with_hash_bucket("a", 7),
+    ]
+    invalid = fc.categorical_column_with_vocabulary_list("a", [f"v{k}" for k in range(8)])  # OOV -> -1
+    checked = []
+    real = SparseIds.from_dense.__func__
+    monkeypatch.setattr(SparseIds, "from_dense", classmethod(lambda cls, *a, **k: checked.append(1) or real(cls, *a, **k)))
+    ds = tf.data.Dataset.from_tensor_slices({"a": strings}).shuffle(400, seed=0).batch(128)
+    for column, expect_checks in [(valid[0], False), (valid[1], False), (invalid, True)]:
+        layer = tf.keras.layers.DenseFeatures([fc.indicator_column(column)])
+        for batch in ds:
+            assert type(batch["a"]) is EncodedStrings
+            checked.clear()
+            from_codes = layer(batch)
+            assert bool(checked) is expect_checks
+            assert torch.equal(from_codes, layer({"a": np.asarray(batch["a"]).astype(str)}))
+
+
 def test_a_missing_value_stays_missing_through_the_codes():
     strings = _strings()
     strings[::7] = ""

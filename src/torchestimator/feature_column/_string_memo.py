@@ -35,7 +35,7 @@ DEFAULT_CAPACITY = 1 << 18
 _DICTIONARIES_REMEMBERED = 64
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class DenseStrings:
     """A dense string feature, row-major: `array` (a numpy array of str) of `batch_size` x
     `width`; with `codes` (row-major int32) into `dictionary` when the input pipeline
@@ -72,6 +72,16 @@ def dense_strings(value: Any) -> DenseStrings | None:
     return DenseStrings(value, int(value.shape[0]), width)
 
 
+@dataclasses.dataclass(frozen=True)
+class DictionaryAnswers:
+    """A memo's answers for the values of one input dictionary, in dictionary order; `all_valid`:
+    every answer is a valid id (no missing value, none negative), so the ids of a batch's codes
+    need no checks."""
+
+    values: np.ndarray
+    all_valid: bool
+
+
 class StringMemo:
     """Remembers `compute`'s answer for each string it has seen.
 
@@ -105,18 +115,25 @@ class StringMemo:
         """Returns the answer of every value of `strings` (see `lookup`). With codes, the
         dictionary is looked up once (remembered by identity) and the values are its answers
         gathered by code."""
-        dictionary = strings.dictionary
-        if strings.codes is None or dictionary is None:
+        if strings.codes is None or strings.dictionary is None:
             return self.lookup(strings.values)
+        answers = self.dictionary_answers(strings.dictionary)
+        return None if answers is None else answers.values[strings.codes]
+
+    def dictionary_answers(self, dictionary: np.ndarray) -> DictionaryAnswers | None:
+        """The answers of every value of an input column's `dictionary` (an object array of str),
+        computed once per dictionary (remembered by identity); None when a value is not a `str`."""
         seen = self._by_dictionary.get(id(dictionary))
         if seen is None or seen[0] is not dictionary:
-            answers = self.lookup(dictionary.tolist())
-            if answers is None:
+            values = self.lookup(dictionary.tolist())
+            if values is None:
                 return None
             if len(self._by_dictionary) >= _DICTIONARIES_REMEMBERED:
                 self._by_dictionary.clear()
+            answers = DictionaryAnswers(values, bool(values.size == 0 or (
+                self._dtype.kind == "i" and values.min() >= 0)))
             seen = self._by_dictionary[id(dictionary)] = (dictionary, answers)
-        return seen[1][strings.codes]
+        return seen[1]
 
     def lookup(self, strings: list) -> np.ndarray | None:
         """Returns the answer of every string in `strings`, or None when one is not a `str`."""

@@ -17,6 +17,7 @@ from torchestimator._engine.object_scope import current_scope
 from torchestimator.feature_column import _inputs, _string_memo
 
 _LAST_BATCH = threading.local()
+_ABSENT = object()
 
 
 class FeatureTransformationCache:
@@ -99,13 +100,13 @@ class FeatureTransformationCache:
         seen = self._by_identity.get(id(key))
         if seen is not None and seen[0] is key:  # the same column again: no need to hash it
             return seen[1]
+        cache_key: Any = key  # an equal column (another object, same config) shares the transform
         try:
-            cache_key: Any = (hash(key), key)
+            value = self._cache.get(cache_key, _ABSENT)
         except TypeError:  # a column holding an unhashable object (e.g. an initializer)
             cache_key = id(key)
-        if cache_key in self._cache:
-            value = self._cache[cache_key]
-        else:
+            value = self._cache.get(cache_key, _ABSENT)
+        if value is _ABSENT:
             value = key.transform_feature(self, state_manager)
             self._cache[cache_key] = value
         self._by_identity[id(key)] = (key, value)

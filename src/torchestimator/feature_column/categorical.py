@@ -30,6 +30,7 @@ from torchestimator.feature_column._base import (
     SparseIds,
     check_key,
     check_positive_int,
+    dense_layout,
 )
 from torchestimator.feature_column.parse_spec import var_len_for
 
@@ -67,6 +68,12 @@ def _memoized_ids(column: Any, transformation_cache: Any) -> SparseIds | None:
     strings = transformation_cache.dense_strings(column.key, column.name)
     if strings is None:
         return None
+    if strings.codes is not None and strings.dictionary is not None:
+        answers = column._ids_memo.dictionary_answers(strings.dictionary)
+        if answers is not None and answers.all_valid:  # every id present and >= 0: nothing to check
+            rows, cols = dense_layout(strings.batch_size, strings.width)
+            ids = torch.from_numpy(answers.values[strings.codes])
+            return SparseIds(ids, rows, cols, strings.batch_size, strings.width, column.num_buckets)
     ids = column._ids_memo.lookup_dense(strings)
     if ids is None:
         return None
