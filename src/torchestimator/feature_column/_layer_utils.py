@@ -150,10 +150,17 @@ def numeric_runs(columns: tuple) -> tuple[tuple[tuple[str, ...] | None, tuple], 
     return tuple(out)
 
 
-def stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor | None:
+def stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...], cache: Any = None) -> torch.Tensor | None:
     """The features `keys` stacked as [batch, len(keys)] when each is a floating tensor of shape
     [batch] or [batch, 1] with one batch size; None (take the general path, which also gives
-    the errors) for anything else."""
+    the errors) for anything else. With the batch's `FeatureTransformationCache`, stacked once
+    per batch (wide & deep's linear and DNN parts read the same numeric features)."""
+    if cache is None:
+        return _stack(features, keys)
+    return cache.memoized(("\0stack", keys), lambda: _stack(features, keys))
+
+
+def _stack(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor | None:
     values = []
     for key in keys:
         value = features.get(key)

@@ -112,6 +112,13 @@ class FeatureTransformationCache:
         self._by_identity[id(key)] = (key, value)
         return value
 
+    def memoized(self, key: tuple, compute: Any) -> Any:
+        """`compute()`, once per batch for `key` (a tuple naming what is computed)."""
+        value = self._cache.get(key, _ABSENT)
+        if value is _ABSENT:
+            value = self._cache[key] = compute()
+        return value
+
     def raw_sparse(
         self, key: str, column: str, want_string: bool | None, drop_missing: bool = True
     ) -> _inputs.RawSparse:

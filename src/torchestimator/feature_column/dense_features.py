@@ -66,11 +66,13 @@ class DenseFeatures(Layer):
         """
         _layer_utils.check_features(features)
         device = _layer_utils.target_device(self, features)
-        cache = None  # made when a column needs it (a layer of numeric columns never does)
+        segments = self._segments if cols_to_output_tensors is None else ((None, self._feature_columns),)
+        # made when a column needs it (a layer of numeric columns never does)
+        cache = FeatureTransformationCache.for_batch(features) if len(segments) > 1 else None
         outputs = []
-        for keys, columns in self._segments if cols_to_output_tensors is None else ((None, self._feature_columns),):
+        for keys, columns in segments:
             if keys is not None:
-                stacked = _layer_utils.stacked_numeric(features, keys)
+                stacked = _layer_utils.stacked_numeric(features, keys, cache)
                 if stacked is not None:  # one stack and one cast instead of a cast per column
                     outputs.append((columns[0].name, stacked.to(device=device, dtype=torch.float32)))
                     continue

@@ -124,7 +124,7 @@ class LinearModel(Layer):
         sums = []
         for keys, columns in self._segments:
             if keys is not None:
-                stacked = _layer_utils.stacked_numeric(features, keys)
+                stacked = _layer_utils.stacked_numeric(features, keys, cache)
                 if stacked is not None:  # a run of numeric columns: one stack, one matmul
                     weights = torch.cat([self._state_manager.get_variable(c, "weights") for c in columns])
                     sums.append((columns[0].name, stacked.to(device=device, dtype=weights.dtype) @ weights))

@@ -303,3 +303,26 @@ def test_transformation_cache_is_shared_within_a_step_and_sees_in_place_edits():
         features["x"] = torch.ones(2, 1)  # a value replaced
         assert FeatureTransformationCache.for_batch(features) is not second
         assert FeatureTransformationCache.for_batch(dict(features)) is not second  # a new dict
+
+
+def test_numeric_features_are_stacked_once_per_step_for_both_parts_of_wide_and_deep(monkeypatch):
+    from torchestimator.feature_column import _layer_utils
+    from torchestimator.feature_column.linear import LinearModel
+
+    fc = tf.feature_column
+    numeric = [fc.numeric_column(k) for k in ("x0", "x1", "x2")]
+    color = fc.categorical_column_with_vocabulary_list("c", ["a", "b"])
+    deep = tf.keras.layers.DenseFeatures(numeric + [fc.embedding_column(color, 2)])
+    wide = LinearModel(numeric + [color])
+    features = {"x0": torch.ones(4), "x1": torch.zeros(4), "x2": torch.arange(4.0), "c": np.array(["a", "b"] * 2)}
+    stacks = []
+    real = _layer_utils._stack
+    monkeypatch.setattr(_layer_utils, "_stack", lambda f, k: stacks.append(k) or real(f, k))
+    with ObjectScope():
+        out_deep, out_wide = deep(features), wide(features)
+    assert stacks == [("x0", "x1", "x2")]  # once for both layers
+    torch.testing.assert_close(out_deep[:, 2:], torch.stack([features[k] for k in ("x0", "x1", "x2")], 1))
+    stacks.clear()
+    deep(features), wide(features)  # outside a step: nothing is shared
+    assert len(stacks) == 2
+    assert out_wide.shape == (4, 1)
