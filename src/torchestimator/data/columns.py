@@ -152,3 +152,61 @@ class Block:
                     f"{list(shapes[k])}. Use `padded_batch` for elements of varying shape."
                 ) from None
         return Block(cols, n)
+
+
+#: The largest set of columns `packed` stores side by side (bytes of the packed copy).
+MAX_PACKED_BYTES = 1 << 26
+
+
+class PackedBlock(Block):
+    """A block whose 1-D numeric columns of one dtype live side by side in one [n, k] matrix
+    (`packed`): each such column is a column view of its matrix, and a gather of rows takes the
+    rows of the matrix once (one op instead of k) and hands out column views of the result.
+
+    `packs` holds `(matrix, positions)`: the matrix and the positions of its columns in `cols`.
+    """
+
+    __slots__ = ("packs", "_loose")
+
+    def __init__(self, cols: list, n: int, packs: tuple):
+        super().__init__(cols, n)
+        self.packs = packs
+        taken = {j for _, positions in packs for j in positions}
+        self._loose = tuple(j for j in range(len(cols)) if j not in taken)
+
+    def take(self, idx: Index) -> Block:
+        """The rows `idx`: views for a range; otherwise one gather per matrix and per other column."""
+        if isinstance(idx, range):
+            return super().take(idx)
+        t = torch.from_numpy(idx)
+        cols = list(self.cols)
+        for matrix, positions in self.packs:
+            for j, column in zip(positions, matrix.index_select(0, t).unbind(1)):
+                cols[j] = column
+        for j in self._loose:
+            c = cols[j]
+            cols[j] = (c.index_select(0, t if c.is_cpu else t.to(c.device)) if isinstance(c, torch.Tensor)
+                       else c[idx])
+        return Block(cols, len(idx))
+
+
+def packed(block: Block) -> Block:
+    """`block` with its 1-D CPU tensor columns of one dtype (two or more) stored side by side in
+    one matrix (`PackedBlock`), when they take at most `MAX_PACKED_BYTES`; `block` itself when no
+    columns qualify. The values are copied into the matrix: the columns of `block` are no longer
+    referenced afterwards."""
+    groups: dict[torch.dtype, list[int]] = {}
+    for j, c in enumerate(block.cols):
+        if type(c) is torch.Tensor and c.ndim == 1 and c.device.type == "cpu" and not c.requires_grad:
+            groups.setdefault(c.dtype, []).append(j)
+    cols = list(block.cols)
+    packs = []
+    for dtype, positions in groups.items():
+        size = block.n * len(positions) * torch.empty((), dtype=dtype).element_size()
+        if len(positions) < 2 or size > MAX_PACKED_BYTES:
+            continue
+        matrix = torch.stack([cols[j] for j in positions], dim=1)
+        for j, column in zip(positions, matrix.unbind(1)):
+            cols[j] = column
+        packs.append((matrix, tuple(positions)))
+    return PackedBlock(cols, block.n, tuple(packs)) if packs else block

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from torchestimator._dtypes import TensorSpec, as_dtype, string
-from torchestimator.data.columns import Block, col_shape
+from torchestimator.data.columns import Block, col_shape, packed
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.streams import (
     BlockRows,
@@ -54,7 +54,9 @@ class TensorSlicesDataset(Dataset):
                 "from_tensor_slices: all components must have the same size in their first "
                 f"dimension; received {listing}"
             )
-        self._rows = BlockRows(Block(flat, sizes[0][1]))
+        # 1-D numeric columns of one dtype are gathered together (one op a batch instead of one
+        # a column; `columns.packed`)
+        self._rows = BlockRows(packed(Block(flat, sizes[0][1])))
         self._structure = structure
 
     def _open(self):

@@ -157,10 +157,15 @@ def stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...], cache: A
     per batch (wide & deep's linear and DNN parts read the same numeric features)."""
     if cache is None:
         return _stack(features, keys)
-    return cache.memoized(("\0stack", keys), lambda: _stack(features, keys))
+    # the layers that pass the cache do not hand the stack out (they multiply or concatenate it),
+    # so it may be the input's own matrix
+    return cache.memoized(("\0stack", keys), lambda: _stack(features, keys, may_share=True))
 
 
-def _stack(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor | None:
+def _stack(features: Mapping[str, Any], keys: tuple[str, ...], may_share: bool = False) -> torch.Tensor | None:
+    """See `stacked_numeric`. `may_share`: when the features are the columns, in order, of one
+    [batch, len(keys)] matrix (`from_tensor_slices` gathers 1-D numeric columns of one dtype
+    together, `data/columns.packed`), that matrix itself instead of a stacked copy."""
     values = []
     for key in keys:
         value = features.get(key)
@@ -171,4 +176,11 @@ def _stack(features: Mapping[str, Any], keys: tuple[str, ...]) -> torch.Tensor |
     size = values[0].shape[0]
     if any(v.shape[0] != size for v in values):
         return None
+    if may_share:
+        base = values[0]._base
+        width = len(values)
+        if (base is not None and base.shape == (size, width) and base.is_contiguous() and all(
+                v._base is base and v.stride() == (width,) and v.storage_offset() == base.storage_offset() + j
+                for j, v in enumerate(values))):
+            return base
     return torch.stack(values, dim=1)

@@ -317,7 +317,7 @@ def test_numeric_features_are_stacked_once_per_step_for_both_parts_of_wide_and_d
     features = {"x0": torch.ones(4), "x1": torch.zeros(4), "x2": torch.arange(4.0), "c": np.array(["a", "b"] * 2)}
     stacks = []
     real = _layer_utils._stack
-    monkeypatch.setattr(_layer_utils, "_stack", lambda f, k: stacks.append(k) or real(f, k))
+    monkeypatch.setattr(_layer_utils, "_stack", lambda f, k, **kw: stacks.append(k) or real(f, k, **kw))
     with ObjectScope():
         out_deep, out_wide = deep(features), wide(features)
     assert stacks == [("x0", "x1", "x2")]  # once for both layers
