@@ -68,8 +68,16 @@ class EncodedStrings(np.ndarray):
         return arr[()] if return_scalar else arr
 
     def __getitem__(self, index: Any) -> Any:
-        out = super().__getitem__(index)
         codes = self.codes
+        if codes is not None and type(index) is np.ndarray and index.dtype.kind == "i":
+            # A gather of rows: the values are the dictionary's entries at the gathered codes.
+            # The same objects as the column's own, read from the small dictionary instead of
+            # from all over the long column (a batch of a shuffled pass: 256 scattered rows).
+            selected = codes[index]
+            out = self.dictionary[selected].view(EncodedStrings)
+            out.codes, out.dictionary = selected, self.dictionary
+            return out
+        out = super().__getitem__(index)
         if codes is not None and type(out) is EncodedStrings:
             selected = codes[index]
             if selected.shape == out.shape:
