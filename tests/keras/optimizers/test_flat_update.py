@@ -22,6 +22,7 @@ def _optimizers():
         lambda: tf.keras.optimizers.Adamax(0.01),
         lambda: tf.keras.optimizers.RMSprop(0.01),
         lambda: tf.keras.optimizers.RMSprop(0.01, momentum=0.9, centered=True),
+        lambda: tf.keras.optimizers.Adagrad(0.05),  # epsilon inside the square root
     ]
 
 
@@ -103,8 +104,9 @@ def test_slots_stay_each_variables_own_through_a_checkpoint_round_trip():
 @pytest.mark.parametrize("params", [
     [torch.zeros(3, requires_grad=True) for _ in range(_flat.MIN_PARAMETERS - 1)],  # too few
     [torch.zeros(_flat.MAX_ELEMENTS, requires_grad=True)] + [torch.zeros(1, requires_grad=True)] * 4,  # too big
+    [torch.zeros(_flat.MAX_ELEMENTS_PER_PARAMETER + 1, requires_grad=True) for _ in range(4)],  # large tensors
     [torch.zeros(3, requires_grad=True)] * 3 + [torch.zeros(3, dtype=torch.float64, requires_grad=True)],
-], ids=["few", "large", "mixed-dtype"])
+], ids=["few", "large", "large-on-average", "mixed-dtype"])
 def test_groups_that_do_not_qualify_keep_the_per_tensor_path(params):
     params = [p.detach().clone().requires_grad_() for p in params]
     optimizer = tf.keras.optimizers.Adam(0.01)

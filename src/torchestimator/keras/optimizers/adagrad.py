@@ -53,6 +53,9 @@ class AdagradKernel(TorchKernel):
             "epsilon": epsilon,
             "epsilon_inside_sqrt": epsilon_inside_sqrt,
         }
+        # The rule is elementwise either way; with epsilon outside the square root it runs as
+        # torch's fused kernel, which gains nothing from flattening (`TorchKernel.elementwise`).
+        self.elementwise = bool(epsilon_inside_sqrt)
         super().__init__(params, defaults)
 
     def _fusable(self, params: Tensors, grads: Tensors, accumulators: Tensors) -> bool:
