@@ -65,3 +65,59 @@ def test_an_empty_batch_gives_zero_as_before():
 def test_numpy_labels_still_work():
     loss = LossFunctionWrapper(half_mse)
     assert float(loss(np.ones((3, 1), np.float32), torch.zeros(3, 1))) == pytest.approx(0.5)
+
+
+def _softmax_output(logits):
+    out = torch.softmax(logits, -1)
+    out._keras_logits = logits  # as the softmax activation leaves it
+    return out
+
+
+def _sigmoid_output(logits):
+    out = torch.sigmoid(logits)
+    out._keras_logits = logits
+    return out
+
+
+@pytest.mark.parametrize("make_loss,make_output,make_labels", [
+    (lambda: tf.keras.losses.CategoricalCrossentropy(), _softmax_output,
+     lambda: torch.nn.functional.one_hot(torch.randint(0, 5, (16,)), 5).float()),
+    (lambda: tf.keras.losses.CategoricalCrossentropy(from_logits=True), lambda x: x,
+     lambda: torch.softmax(torch.randn(16, 5), -1)),  # soft labels
+    (lambda: tf.keras.losses.BinaryCrossentropy(), _sigmoid_output,
+     lambda: torch.randint(0, 2, (16, 5)).float()),
+    (lambda: tf.keras.losses.BinaryCrossentropy(from_logits=True), lambda x: x,
+     lambda: torch.rand(16, 5)),
+], ids=["categorical", "categorical-logits", "binary", "binary-logits"])
+def test_one_kernel_batch_means_equal_the_general_path(make_loss, make_output, make_labels):
+    from torchestimator.keras.losses import _crossentropy
+
+    torch.manual_seed(0)
+    logits = torch.randn(16, 5, requires_grad=True)
+    labels = make_labels()
+    loss = make_loss()
+    fn = loss.fn
+    means = {_crossentropy.categorical_crossentropy: _crossentropy.categorical_crossentropy_batch_mean,
+             _crossentropy.binary_crossentropy: _crossentropy.binary_crossentropy_batch_mean}
+    assert means[fn](labels, make_output(logits), **loss._fn_kwargs) is not None  # the one-kernel path
+    fast = loss(labels, make_output(logits))
+    (grad_fast,) = torch.autograd.grad(fast, logits)
+    general = _general(loss, labels, make_output(logits))
+    (grad_general,) = torch.autograd.grad(general, logits)
+    torch.testing.assert_close(fast, general, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(grad_fast, grad_general, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("kwargs,output", [
+    ({"label_smoothing": 0.1}, "softmax"),
+    ({}, "probabilities"),  # no logits: the clipped log of the general path
+    ({"from_logits": True}, "softmax"),  # the general path warns
+    ({"axis": 0}, "softmax"),
+])
+def test_categorical_batch_mean_declines_what_it_does_not_compute(kwargs, output):
+    from torchestimator.keras.losses import _crossentropy
+
+    logits = torch.randn(4, 3)
+    y_pred = _softmax_output(logits) if output == "softmax" else torch.softmax(logits, -1)
+    labels = torch.eye(3)[[0, 1, 2, 0]]
+    assert _crossentropy.categorical_crossentropy_batch_mean(labels, y_pred, **kwargs) is None

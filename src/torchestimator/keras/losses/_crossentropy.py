@@ -83,6 +83,29 @@ def binary_crossentropy(
     return torch.mean(_backend_binary_crossentropy(y_true, y_pred, from_logits), dim=axis)
 
 
+def binary_crossentropy_batch_mean(
+    y_true: torch.Tensor, y_pred: torch.Tensor, from_logits: bool = False, label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> torch.Tensor | None:
+    """The mean over the batch of `binary_crossentropy(y_true, y_pred, ...)` in one torch kernel
+    (the mean of every element: each sample's mean over the last axis, averaged), for 2-D
+    same-shaped float tensors of one dtype whose logits are known, without label smoothing;
+    None when the general function must run."""
+    if (label_smoothing or axis not in (-1, 1) or y_pred.ndim != 2 or y_true.shape != y_pred.shape
+            or not y_pred.numel()):
+        return None
+    logits = getattr(y_pred, "_keras_logits", None)
+    if logits is None:
+        if not from_logits:
+            return None  # probabilities: the clipped log of the general path
+        logits = y_pred
+    elif from_logits:
+        return None  # the general path warns about this
+    if y_true.dtype != logits.dtype or not logits.is_floating_point() or logits.shape != y_pred.shape:
+        return None
+    return F.binary_cross_entropy_with_logits(logits, y_true, reduction="mean")
+
+
 def binary_focal_crossentropy(
     y_true: Any,
     y_pred: Any,
@@ -166,6 +189,29 @@ def categorical_crossentropy(
     output = output / torch.sum(output, dim=axis, keepdim=True)
     output = torch.clamp(output, eps, 1.0 - eps)
     return -torch.sum(y_true * torch.log(output), dim=axis)
+
+
+def categorical_crossentropy_batch_mean(
+    y_true: torch.Tensor, y_pred: torch.Tensor, from_logits: bool = False, label_smoothing: float = 0.0,
+    axis: int = -1,
+) -> torch.Tensor | None:
+    """The mean over the batch of `categorical_crossentropy(y_true, y_pred, ...)` in one torch
+    kernel, for the case `fit` meets most (2-D same-shaped float tensors of one dtype, the
+    logits known, no label smoothing); None when the general function must run (it then also
+    gives the warnings and errors)."""
+    if (label_smoothing or axis not in (-1, 1) or y_pred.ndim != 2 or y_true.shape != y_pred.shape
+            or not y_pred.numel() or y_pred.shape[1] == 1):
+        return None
+    logits = getattr(y_pred, "_keras_logits", None)
+    if logits is None:
+        if not from_logits:
+            return None  # probabilities: the clipped log of the general path
+        logits = y_pred
+    elif from_logits:
+        return None  # the general path warns about this
+    if y_true.dtype != logits.dtype or not logits.is_floating_point():
+        return None
+    return F.cross_entropy(logits, y_true, reduction="mean")
 
 
 def categorical_focal_crossentropy(

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.keras.losses import _regression
+from torchestimator.keras.losses import _crossentropy, _regression
 from torchestimator.keras.losses._reduction import Reduction
 from torchestimator.keras.losses._utils import (
     apply_valid_mask,
@@ -113,6 +113,14 @@ _FUSED_MEANS: dict[Callable, Callable] = {
 }
 
 
+#: Loss functions with a one-kernel mean over the batch for some inputs: `mean(y_true, y_pred,
+#: **kwargs)` returns it, or None when the function itself must run.
+_BATCH_MEANS: dict[Callable, Callable] = {
+    _crossentropy.categorical_crossentropy: _crossentropy.categorical_crossentropy_batch_mean,
+    _crossentropy.binary_crossentropy: _crossentropy.binary_crossentropy_batch_mean,
+}
+
+
 def _fn_name(fn: Any) -> Any:
     """Returns a serializable reference to `fn`: its registered name (or its config)."""
     if hasattr(fn, "get_config") and not isinstance(fn, type):
@@ -163,6 +171,11 @@ class LossFunctionWrapper(Loss):
         ):
             # fit's case with any loss function (W3's Python one): labels of the predictions'
             # rank (nothing to squeeze or expand), no weights, no mask: the mean of `fn`'s values
+            batch_mean = _BATCH_MEANS.get(self.fn)
+            if batch_mean is not None:
+                value = batch_mean(y_true, y_pred, **self._fn_kwargs)
+                if value is not None:
+                    return value
             losses = self.fn(y_true, y_pred, **self._fn_kwargs)
             if (type(losses) is torch.Tensor and losses.is_floating_point()
                     and get_mask(losses) is None and losses.numel()):
