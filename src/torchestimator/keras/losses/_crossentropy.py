@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from torchestimator.keras.backend import epsilon
+from torchestimator.keras.engine import one_hot_labels
 from torchestimator.keras.losses._utils import (
     check_broadcastable,
     check_same_shape,
@@ -211,6 +212,9 @@ def categorical_crossentropy_batch_mean(
         return None  # the general path warns about this
     if y_true.dtype != logits.dtype or not logits.is_floating_point():
         return None
+    ids = one_hot_labels.class_ids(y_true)
+    if ids is not None and ids.shape[0] == logits.shape[0]:  # exactly one-hot: the class-id kernel
+        return F.cross_entropy(logits, ids, reduction="mean")
     return F.cross_entropy(logits, y_true, reduction="mean")
 
 

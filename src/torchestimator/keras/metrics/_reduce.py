@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.engine import one_hot_labels
 from torchestimator.keras.losses._utils import (
     apply_valid_mask,
     broadcast_weights,
@@ -192,9 +193,13 @@ class MeanMetricWrapper(Mean):
             if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
                     and y_true.shape == y_pred.shape and not self._fn_kwargs):
                 # `categorical_accuracy`'s matches, counted without making them (the sum of
-                # float32 ones is the count of hits, exactly)
-                hits = torch.argmax(y_pred, dim=-1) == torch.argmax(y_true, dim=-1)
-                self.total.add_(hits.sum())
+                # float32 ones is the count of hits, exactly); exactly one-hot labels tagged with
+                # their class ids (`one_hot_labels`) need no argmax
+                true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
+                if true_ids is None:
+                    true_ids = torch.argmax(y_true, dim=-1)
+                hits = torch.argmax(y_pred, dim=-1) == true_ids
+                self.total.add_(hits.sum(dtype=dtype))
                 self.count.add_(float(hits.numel()))
                 return
             matches = self._fn(y_true if y_true.dtype == dtype else y_true.to(dtype), y_pred,

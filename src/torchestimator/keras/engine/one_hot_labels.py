@@ -1,0 +1,44 @@
+"""One-hot label batches that also carry their class ids.
+
+A Keras program with one-hot labels (`to_categorical`) computes a soft-label
+crossentropy (`-sum(y * log_softmax(z))`: four more ops forward and four more
+autograd nodes than the class-id kernel) and an accuracy that takes the
+argmax of every label row. When the labels `fit` or `evaluate` were given are
+exactly one-hot (every row a single 1.0 among 0.0s), both equal their
+class-id forms; the data adapter checks that once per call and tags each
+label batch with its class ids (`tag`). The crossentropy and the accuracy
+read the ids (`class_ids`) when the batch carries them and has not been
+written in place since it was tagged; anything else takes the general path.
+"""
+
+from __future__ import annotations
+
+import torch
+
+_ATTRIBUTE = "_keras_class_ids"
+
+
+def class_ids_of(labels: torch.Tensor) -> torch.Tensor | None:
+    """The class id of every row of `labels` ([N, C] floating, C >= 2) when each row is exactly
+    one-hot; None otherwise (and for anything that is not such a tensor)."""
+    if (type(labels) is not torch.Tensor or labels.ndim != 2 or labels.shape[1] < 2
+            or not labels.is_floating_point() or not labels.numel()):
+        return None
+    ones = labels == 1
+    if not bool(((labels == 0) | ones).all()) or not bool((ones.sum(1) == 1).all()):
+        return None
+    return ones.to(torch.uint8).argmax(1)
+
+
+def tag(labels: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """Attaches the class ids `ids` ([batch] int64) to the label batch `labels`; returns it."""
+    setattr(labels, _ATTRIBUTE, (ids, labels._version))
+    return labels
+
+
+def class_ids(labels: torch.Tensor) -> torch.Tensor | None:
+    """The class ids tagged on `labels`, or None when it has none or was modified in place since."""
+    tagged = getattr(labels, _ATTRIBUTE, None)
+    if tagged is None or tagged[1] != labels._version:
+        return None
+    return tagged[0]
