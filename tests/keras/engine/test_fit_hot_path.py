@@ -259,3 +259,33 @@ def test_to_python_copies_logs_that_are_already_python_numbers():
     assert out == logs and out is not logs
     assert to_python({"loss": torch.tensor(0.25)}) == {"loss": 0.25}
     assert to_python({"loss": 0.5, "acc": np.float32(0.75)}) == {"loss": 0.5, "acc": 0.75}
+
+
+def test_compiled_metrics_direct_updates_match_standalone_metrics():
+    # fit/evaluate update mean metrics directly (one no_grad for all, `_update_plain`); other
+    # metrics and subclasses overriding update_state keep their own update_state
+    calls = []
+
+    class Halved(tf.keras.metrics.MeanMetricWrapper):
+        def __init__(self, **kwargs):
+            super().__init__(tf.keras.metrics.categorical_accuracy, name="halved", **kwargs)
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            calls.append(1)
+            super().update_state(y_true, y_pred * 0.5, sample_weight)  # the same argmax
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(96, 5)).astype("float32")
+    y = tf.keras.utils.to_categorical(rng.integers(0, 3, 96), 3)
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax", input_dim=5)])
+    model.compile(loss="categorical_crossentropy", optimizer="sgd",
+                  metrics=["accuracy", tf.keras.metrics.AUC(name="auc"), Halved(), "mse"])
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    results = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
+    assert calls  # the override ran
+    predictions = model.predict(x, verbose=0)
+    for name, metric in [("accuracy", tf.keras.metrics.CategoricalAccuracy()), ("auc", tf.keras.metrics.AUC()),
+                         ("halved", tf.keras.metrics.CategoricalAccuracy()), ("mse", tf.keras.metrics.MeanSquaredError())]:
+        metric.update_state(y, predictions)
+        np.testing.assert_allclose(results[name], float(metric.result()), rtol=1e-5, atol=1e-6)

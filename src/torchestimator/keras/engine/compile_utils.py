@@ -266,6 +266,8 @@ class MetricsContainer:
         self.per_output: list[list] | None = None
         self.weighted_per_output: list[list] | None = None
         self._any = True
+        # one output: `(metric, its plain update or None)` of every metric, once built
+        self._plain_updates: list[tuple] | None = None
 
     def _build(self, ys_true: list, ys_pred: list) -> None:
         from torchestimator.keras import metrics as metrics_module
@@ -311,11 +313,31 @@ class MetricsContainer:
         """Updates every compiled metric with this batch (no device sync)."""
         if self.per_output is not None and not self._any:
             return
+        plain = self._plain_updates
+        if (plain is not None and sample_weight is None and type(y_true) is torch.Tensor
+                and type(y_pred) is torch.Tensor and getattr(y_pred, "_keras_mask", None) is None):
+            # one output, plain tensors, no weights (fit's step): the loop below without its lists,
+            # under one no_grad for every metric, the mean metrics updated directly
+            yt, yp, _ = match_dtype_and_rank(y_true, y_pred, None)
+            grad = torch.is_grad_enabled()
+            if grad:
+                torch.set_grad_enabled(False)
+            try:
+                for metric, update in plain:
+                    if update is None or not update(yt, yp):
+                        metric.update_state(yt, yp, sample_weight=None)
+            finally:
+                if grad:
+                    torch.set_grad_enabled(True)
+            return
         ys_true = flatten_outputs(y_true, self.output_names, "labels")
         ys_pred = flatten_outputs(y_pred, self.output_names, "outputs")
         if self.per_output is None:
             self._build(ys_true, ys_pred)
             self._any = bool(self.metrics)
+            if len(self.output_names) == 1:
+                self._plain_updates = [(m, _plain_update(m)) for m in self.per_output[0]
+                                       + self.weighted_per_output[0]]
         sws = (
             flatten_outputs(sample_weight, self.output_names, "sample_weight")
             if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(ys_pred)
@@ -373,6 +395,16 @@ class MetricLogs(Mapping):
 
     def __repr__(self) -> str:
         return repr(dict(self))
+
+
+def _plain_update(metric: Any) -> Any:
+    """The metric's direct update for plain unweighted tensors (`MeanMetricWrapper._update_plain`,
+    when its class keeps `MeanMetricWrapper.update_state`), else None."""
+    from torchestimator.keras.metrics import MeanMetricWrapper
+
+    if isinstance(metric, MeanMetricWrapper) and type(metric).update_state is MeanMetricWrapper.update_state:
+        return metric._update_plain
+    return None
 
 
 def result_logs(metrics: list) -> Mapping:

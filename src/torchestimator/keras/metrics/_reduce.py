@@ -179,42 +179,47 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         """Accumulates `fn(y_true, y_pred)`, weighted by `sample_weight` (default 1)."""
-        dtype = self._torch_dtype
-        if (
-            sample_weight is None and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
-            and y_pred.dtype == dtype and y_pred.ndim == y_true.ndim
-            and y_pred.device == self.total.device and y_true.device == y_pred.device
-            and self.reduction == MetricReduction.WEIGHTED_MEAN
-        ):
-            # The training loop's case (`fit` each step): plain tensors of the metric's dtype on
-            # its device, labels of the predictions' rank (so no squeeze or expand), no weights.
-            # The general path below would convert nothing and then add the matches' sum and
-            # count; this adds them directly.
-            if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
-                    and y_true.shape == y_pred.shape and not self._fn_kwargs):
-                # `categorical_accuracy`'s matches, counted without making them (the sum of
-                # float32 ones is the count of hits, exactly); exactly one-hot labels tagged with
-                # their class ids (`one_hot_labels`) need no argmax
-                true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
-                if true_ids is None:
-                    true_ids = torch.argmax(y_true, dim=-1)
-                hits = torch.argmax(y_pred, dim=-1) == true_ids
-                self.total.add_(hits.sum(dtype=dtype))
-                self.count.add_(float(hits.numel()))
-                return
-            matches = self._fn(y_true if y_true.dtype == dtype else y_true.to(dtype), y_pred,
-                               **self._fn_kwargs)
-            if (type(matches) is torch.Tensor and matches.dtype == dtype
-                    and getattr(matches, "_keras_mask", None) is None):
-                self.total.add_(matches.sum())
-                self.count.add_(float(matches.numel()))
-                return
-            self._accumulate(matches, None)
+        if sample_weight is None and self._update_plain(y_true, y_pred):
             return
         y_true = to_tensor(y_true, dtype=self._torch_dtype, device=self._device)
         y_pred = to_tensor(y_pred, dtype=self._torch_dtype, device=self._device)
         y_pred, y_true = squeeze_or_expand_dimensions(y_pred, y_true)
         self._accumulate(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+
+    def _update_plain(self, y_true: Any, y_pred: Any) -> bool:
+        """The training loop's case (`fit` each step), without weights: plain tensors of the
+        metric's dtype on its device, labels of the predictions' rank (so no squeeze or expand).
+        Adds the matches' sum and count directly and returns True; False (nothing done) for
+        anything else. Runs under `torch.no_grad()` (the caller's, or `update_state`'s)."""
+        dtype = self._torch_dtype
+        if not (
+            type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
+            and y_pred.dtype == dtype and y_pred.ndim == y_true.ndim
+            and y_pred.device == self.total.device and y_true.device == y_pred.device
+            and self.reduction == MetricReduction.WEIGHTED_MEAN
+        ):
+            return False
+        if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
+                and y_true.shape == y_pred.shape and not self._fn_kwargs):
+            # `categorical_accuracy`'s matches, counted without making them (the sum of
+            # float32 ones is the count of hits, exactly); exactly one-hot labels tagged with
+            # their class ids (`one_hot_labels`) need no argmax
+            true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
+            if true_ids is None:
+                true_ids = torch.argmax(y_true, dim=-1)
+            hits = torch.argmax(y_pred, dim=-1) == true_ids
+            self.total.add_(hits.sum(dtype=dtype))
+            self.count.add_(float(hits.numel()))
+            return True
+        matches = self._fn(y_true if y_true.dtype == dtype else y_true.to(dtype), y_pred,
+                           **self._fn_kwargs)
+        if (type(matches) is torch.Tensor and matches.dtype == dtype
+                and getattr(matches, "_keras_mask", None) is None):
+            self.total.add_(matches.sum())
+            self.count.add_(float(matches.numel()))
+            return True
+        self._accumulate(matches, None)
+        return True
 
     def _accumulate(self, matches: Any, sample_weight: Any) -> None:
         """Adds `fn`'s values (masked as their Keras mask says) to the mean's state."""
