@@ -118,6 +118,25 @@ def test_groups_that_do_not_qualify_keep_the_per_tensor_path(params):
     assert all(bool((p < 0).all()) for p in params)  # the update ran
 
 
+def test_tensor_subclasses_with_their_own_dispatch_keep_the_per_tensor_path():
+    class Wrapped(torch.Tensor):  # a subclass with its own dispatch, as FSDP's DTensor shards
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            unwrap = lambda t: t.as_subclass(torch.Tensor) if isinstance(t, Wrapped) else t  # noqa: E731
+            return func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
+
+    params = [torch.zeros(3).as_subclass(Wrapped).requires_grad_() for _ in range(5)]
+    assert _flat.FlatGroup.make(_FakeKernel(params), 0, params) is None
+
+
+class _FakeKernel:
+    def __init__(self, params):
+        self.params = params
+
+    def group_slots(self, index):
+        return {}
+
+
 def test_torch_step_of_a_kernel_uses_the_flat_path():
     from torchestimator.keras.optimizers.ftrl import FtrlKernel
 

@@ -35,6 +35,8 @@ MAX_ELEMENTS_PER_PARAMETER = 1024
 #: Groups of fewer parameters are updated tensor by tensor (too little dispatch to save).
 MIN_PARAMETERS = 4
 
+_PLAIN_DISPATCH = torch.Tensor.__torch_dispatch__
+
 
 class FlatGroup:
     """One param group's parameters seen as one flat vector, with their slots in flat buffers.
@@ -65,7 +67,7 @@ class FlatGroup:
     @staticmethod
     def make(kernel: Any, index: int, params: list[torch.Tensor]) -> FlatGroup | None:
         """The flat view of group `index` when it qualifies: at least `MIN_PARAMETERS` dense
-        floating CPU tensors of one dtype, at most `MAX_ELEMENTS` in all and
+        floating CPU tensors of one dtype (no tensor subclass with its own dispatch), at most `MAX_ELEMENTS` in all and
         `MAX_ELEMENTS_PER_PARAMETER` on average, whose slots share their dtype; None otherwise."""
         if len(params) < MIN_PARAMETERS:
             return None
@@ -75,7 +77,8 @@ class FlatGroup:
             return None
         total = 0
         for p in params:
-            if p.dtype != dtype or p.device != first.device or p.layout != torch.strided:
+            if (p.dtype != dtype or p.device != first.device or p.layout != torch.strided
+                    or type(p).__torch_dispatch__ is not _PLAIN_DISPATCH):  # e.g. FSDP's DTensor shards
                 return None
             total += p.numel()
         if total > min(MAX_ELEMENTS, MAX_ELEMENTS_PER_PARAMETER * len(params)):
