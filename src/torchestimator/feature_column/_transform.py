@@ -61,7 +61,7 @@ class FeatureTransformationCache:
             _LAST_BATCH.entry = None
             return cls(features)
         items = tuple(features.items())
-        versions = tuple(v._version if isinstance(v, torch.Tensor) else None for _, v in items)
+        versions = tuple([v._version if isinstance(v, torch.Tensor) else None for v in features.values()])
         last = getattr(_LAST_BATCH, "entry", None)
         if (
             last is not None and last[0] is features and len(last[1]) == len(items)
