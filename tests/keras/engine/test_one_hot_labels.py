@@ -25,6 +25,16 @@ def test_class_ids_only_for_exactly_one_hot_rows(labels, expected):
     assert (ids is None) if expected is None else ids.tolist() == expected
 
 
+def test_large_label_arrays_are_checked_in_chunks_or_not_at_all(monkeypatch):
+    monkeypatch.setattr(one_hot_labels, "_CHUNK_ROWS", 3)
+    labels = torch.eye(4)[[0, 3, 1, 2, 2, 0, 1]]
+    assert one_hot_labels.class_ids_of(labels).tolist() == [0, 3, 1, 2, 2, 0, 1]
+    labels[5, 1] = 1.0  # a bad row in the second chunk
+    assert one_hot_labels.class_ids_of(labels) is None
+    monkeypatch.setattr(one_hot_labels, "MAX_CHECKED_ELEMENTS", 27)
+    assert one_hot_labels.class_ids_of(torch.eye(4)[[0] * 7]) is None  # 28 values: not checked
+
+
 def test_a_label_batch_written_in_place_loses_its_ids():
     labels = torch.eye(3)[[1, 2]]
     one_hot_labels.tag(labels, torch.tensor([1, 2]))

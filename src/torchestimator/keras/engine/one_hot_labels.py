@@ -18,16 +18,29 @@ import torch
 _ATTRIBUTE = "_keras_class_ids"
 
 
+#: Label arrays of more elements than this are not checked (the check reads every value).
+MAX_CHECKED_ELEMENTS = 1 << 26
+
+#: Rows checked at a time (bounds the check's temporary memory).
+_CHUNK_ROWS = 1 << 16
+
+
 def class_ids_of(labels: torch.Tensor) -> torch.Tensor | None:
-    """The class id of every row of `labels` ([N, C] floating, C >= 2) when each row is exactly
-    one-hot; None otherwise (and for anything that is not such a tensor)."""
+    """The class id of every row of `labels` ([N, C] floating, C >= 2, at most
+    `MAX_CHECKED_ELEMENTS` values) when each row is exactly one-hot; None otherwise (and for
+    anything that is not such a tensor)."""
     if (type(labels) is not torch.Tensor or labels.ndim != 2 or labels.shape[1] < 2
-            or not labels.is_floating_point() or not labels.numel()):
+            or not labels.is_floating_point() or not labels.numel()
+            or labels.numel() > MAX_CHECKED_ELEMENTS):
         return None
-    ones = labels == 1
-    if not bool(((labels == 0) | ones).all()) or not bool((ones.sum(1) == 1).all()):
-        return None
-    return ones.to(torch.uint8).argmax(1)
+    ids = []
+    for start in range(0, labels.shape[0], _CHUNK_ROWS):
+        chunk = labels[start:start + _CHUNK_ROWS]
+        ones = chunk == 1
+        if not bool(((chunk == 0) | ones).all()) or not bool((ones.sum(1) == 1).all()):
+            return None
+        ids.append(ones.to(torch.uint8).argmax(1))
+    return torch.cat(ids)
 
 
 def tag(labels: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
