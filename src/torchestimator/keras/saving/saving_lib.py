@@ -284,13 +284,25 @@ def load_weights_from_bytes(model: Any, data: bytes, source: str, by_name: bool 
             "saved. Save the model again or use an earlier copy."
         )
     order = metadata.get(_ORDER_KEY)
-    if order:  # safetensors sorts its keys: put them back in the model's order for matching by order
+    if order is None and digest is not None:  # `weights_to_bytes` writes both
+        raise ValueError(
+            f"{source} is corrupt: it has the checksum of its weights but not their order. Save "
+            "the model again or use an earlier copy."
+        )
+    if order is not None:  # safetensors sorts its keys: put them back in the model's order
+        # The order decides which weight goes where when the names differ (matching by order),
+        # and the checksum does not cover it: a damaged order is an error, not a silent swap.
         try:
             names = json.loads(order)
         except ValueError:
             names = None
-        if isinstance(names, list) and sorted(names) == sorted(tensors):
-            tensors = {name: tensors[name] for name in names}
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)
+                and sorted(names) == sorted(tensors)):
+            raise ValueError(
+                f"{source} is corrupt: the order of its weights recorded when it was saved does not "
+                "name each of its weights once. Save the model again or use an earlier copy."
+            )
+        tensors = {name: tensors[name] for name in names}
     _load_state_dict(model, tensors, source, by_name=by_name, skip_mismatch=skip_mismatch)
 
 
