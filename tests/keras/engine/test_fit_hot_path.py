@@ -289,3 +289,17 @@ def test_compiled_metrics_direct_updates_match_standalone_metrics():
                          ("halved", tf.keras.metrics.CategoricalAccuracy()), ("mse", tf.keras.metrics.MeanSquaredError())]:
         metric.update_state(y, predictions)
         np.testing.assert_allclose(results[name], float(metric.result()), rtol=1e-5, atol=1e-6)
+
+
+def test_one_full_batch_in_order_is_the_data_itself():
+    x = np.arange(12, dtype="float32").reshape(6, 2)
+    y = tf.keras.utils.to_categorical([0, 1, 2, 0, 1, 2], 3)
+    data = ArrayData(x, y, None, batch_size=8, shuffle=False)
+    (batch,) = list(data.batches())
+    assert batch[0] is data.x and batch[1] is data.y  # no slice made
+    from torchestimator.keras.engine import one_hot_labels
+
+    assert one_hot_labels.class_ids(batch[1]).tolist() == [0, 1, 2, 0, 1, 2]
+    assert list(data.batches(skip=1)) == []
+    smaller = ArrayData(x, y, None, batch_size=4, shuffle=False)
+    assert [int(b[0].shape[0]) for b in smaller.batches()] == [4, 2]

@@ -168,6 +168,13 @@ class ArrayData:
         order = torch.randperm(n) if self.shuffle and n > bs else None
         x, y, sw = self.x, self.y, self.sample_weight
         ids = self.class_ids
+        if order is None and n <= bs and skip <= 0 and n:
+            # one batch of every sample in order: the data themselves (a slice of the whole would
+            # be a view of the same memory, made anew each epoch: ~4 us of W3's ~200 us epoch)
+            if ids is not None:
+                one_hot_labels.tag(y, ids)
+            yield pack_x_y_sample_weight(x, y, sw)
+            return
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
         plain = type(x) is torch.Tensor and (y is None or type(y) is torch.Tensor) and (
             sw is None or type(sw) is torch.Tensor)
