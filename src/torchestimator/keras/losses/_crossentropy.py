@@ -92,6 +92,17 @@ def binary_crossentropy_batch_mean(
     (the mean of every element: each sample's mean over the last axis, averaged), for 2-D
     same-shaped float tensors of one dtype whose logits are known, without label smoothing;
     None when the general function must run."""
+    logits = _batch_mean_logits(y_true, y_pred, from_logits, label_smoothing, axis)
+    if logits is None or logits.shape != y_pred.shape:
+        return None
+    return F.binary_cross_entropy_with_logits(logits, y_true, reduction="mean")
+
+
+def _batch_mean_logits(y_true: torch.Tensor, y_pred: torch.Tensor, from_logits: bool, label_smoothing: float,
+                       axis: int) -> torch.Tensor | None:
+    """The logits a one-kernel batch mean of a crossentropy computes from: for 2-D same-shaped
+    tensors, no label smoothing, the class axis last, and logits known (`from_logits`, or carried
+    by a softmax/sigmoid output) in the labels' floating dtype; None otherwise."""
     if (label_smoothing or axis not in (-1, 1) or y_pred.ndim != 2 or y_true.shape != y_pred.shape
             or not y_pred.numel()):
         return None
@@ -102,9 +113,9 @@ def binary_crossentropy_batch_mean(
         logits = y_pred
     elif from_logits:
         return None  # the general path warns about this
-    if y_true.dtype != logits.dtype or not logits.is_floating_point() or logits.shape != y_pred.shape:
+    if y_true.dtype != logits.dtype or not logits.is_floating_point():
         return None
-    return F.binary_cross_entropy_with_logits(logits, y_true, reduction="mean")
+    return logits
 
 
 def binary_focal_crossentropy(
@@ -200,17 +211,10 @@ def categorical_crossentropy_batch_mean(
     kernel, for the case `fit` meets most (2-D same-shaped float tensors of one dtype, the
     logits known, no label smoothing); None when the general function must run (it then also
     gives the warnings and errors)."""
-    if (label_smoothing or axis not in (-1, 1) or y_pred.ndim != 2 or y_true.shape != y_pred.shape
-            or not y_pred.numel() or y_pred.shape[1] == 1):
-        return None
-    logits = getattr(y_pred, "_keras_logits", None)
+    if y_pred.ndim == 2 and y_pred.shape[1] == 1:
+        return None  # the general path warns about one class
+    logits = _batch_mean_logits(y_true, y_pred, from_logits, label_smoothing, axis)
     if logits is None:
-        if not from_logits:
-            return None  # probabilities: the clipped log of the general path
-        logits = y_pred
-    elif from_logits:
-        return None  # the general path warns about this
-    if y_true.dtype != logits.dtype or not logits.is_floating_point():
         return None
     ids = one_hot_labels.class_ids(y_true)
     if ids is not None and ids.shape[0] == logits.shape[0]:  # exactly one-hot: the class-id kernel
