@@ -67,7 +67,8 @@ class DenseFeatures(Layer):
         _layer_utils.check_features(features)
         device = _layer_utils.target_device(self, features)
         segments = self._segments if cols_to_output_tensors is None else ((None, self._feature_columns),)
-        # made when a column needs it (a layer of numeric columns never does)
+        # The batch's cache: up front for several segments (it also shares their numeric stack with
+        # another layer reading the batch), else when a column needs it (one numeric run never does)
         cache = FeatureTransformationCache.for_batch(features) if len(segments) > 1 else None
         outputs = []
         for keys, columns in segments:

@@ -296,7 +296,8 @@ def test_one_full_batch_in_order_is_the_data_itself():
     y = tf.keras.utils.to_categorical([0, 1, 2, 0, 1, 2], 3)
     data = ArrayData(x, y, None, batch_size=8, shuffle=False)
     (batch,) = list(data.batches())
-    assert batch[0] is data.x and batch[1] is data.y  # no slice made
+    assert batch[0] is data.x and batch[1]._base is data.y  # no slice of x; y viewed to carry its ids
+    assert not hasattr(data.y, "_keras_class_ids")  # the caller's tensor gets no attribute
     from torchestimator.keras.engine import one_hot_labels
 
     assert one_hot_labels.class_ids(batch[1]).tolist() == [0, 1, 2, 0, 1, 2]

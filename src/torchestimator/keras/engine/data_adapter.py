@@ -171,8 +171,8 @@ class ArrayData:
         if order is None and n <= bs and skip <= 0 and n:
             # one batch of every sample in order: the data themselves (a slice of the whole would
             # be a view of the same memory, made anew each epoch: ~4 us of W3's ~200 us epoch)
-            if ids is not None:
-                one_hot_labels.tag(y, ids)
+            if ids is not None:  # tagged on a view: the caller's own tensor gets no attribute
+                y = one_hot_labels.tag(y[:], ids)
             yield pack_x_y_sample_weight(x, y, sw)
             return
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
