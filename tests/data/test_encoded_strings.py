@@ -98,6 +98,17 @@ def test_encoding_keeps_every_value(values):
     assert len(set(encoded.dictionary.tolist())) == len(encoded.dictionary)  # one code per value
 
 
+def test_indexing_an_encoded_array_gives_what_a_plain_array_gives():
+    encoded = encoded_strings.encode(_strings())
+    plain = np.asarray(encoded).view(np.ndarray)
+    for index in (np.array(3), np.array([5, 0, 5]), np.array([[1, 2], [3, 4]]), 7, slice(2, 9, 3),
+                  plain == "v1"):
+        got, want = encoded[index], plain[index]
+        assert (got == want) if isinstance(want, str) else got.tolist() == want.tolist()
+        if isinstance(got, EncodedStrings) and got.codes is not None:
+            _assert_codes_match(got)
+
+
 def test_the_values_behave_as_a_plain_array():
     batch = next(iter(tf.data.Dataset.from_tensor_slices(_strings()).batch(5)))
     plain = batch.view(np.ndarray)

@@ -69,7 +69,7 @@ class EncodedStrings(np.ndarray):
 
     def __getitem__(self, index: Any) -> Any:
         codes = self.codes
-        if codes is not None and type(index) is np.ndarray and index.dtype.kind == "i":
+        if codes is not None and type(index) is np.ndarray and index.dtype.kind == "i" and index.ndim:
             # A gather of rows: the values are the dictionary's entries at the gathered codes.
             # The same objects as the column's own, read from the small dictionary instead of
             # from all over the long column (a batch of a shuffled pass: 256 scattered rows).
