@@ -70,13 +70,17 @@ def _memoized_ids(column: Any, transformation_cache: Any) -> SparseIds | None:
         return None
     if strings.codes is not None and strings.dictionary is not None:
         answers = column._ids_memo.dictionary_answers(strings.dictionary)
-        if answers is not None and answers.all_valid:  # every id present and >= 0: nothing to check
+        if answers is None:
+            return None
+        ids = answers.values[strings.codes]
+        if answers.all_valid:  # every id present and >= 0: nothing to check
             rows, cols = dense_layout(strings.batch_size, strings.width)
-            ids = torch.from_numpy(answers.values[strings.codes])
-            return SparseIds(ids, rows, cols, strings.batch_size, strings.width, column.num_buckets)
-    ids = column._ids_memo.lookup_dense(strings)
-    if ids is None:
-        return None
+            return SparseIds(torch.from_numpy(ids), rows, cols, strings.batch_size, strings.width,
+                             column.num_buckets)
+    else:
+        ids = column._ids_memo.lookup(strings.values)
+        if ids is None:
+            return None
     return SparseIds.from_dense(
         ids, strings.batch_size, strings.width, _string_memo.MISSING, column.num_buckets
     )
