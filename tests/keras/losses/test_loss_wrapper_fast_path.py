@@ -35,13 +35,15 @@ def test_direct_path_equals_the_general_one(fn):
     assert y_pred.grad is not None
 
 
-def test_a_subclass_overriding_call_keeps_its_call():
+@pytest.mark.parametrize("fn,expected", [(half_mse, 1.0), (tf.keras.losses.mean_squared_error, 2.0)])
+def test_a_subclass_overriding_call_keeps_its_call(fn, expected):
+    # also for a function with a one-kernel batch mean (mean squared error)
     class Doubled(LossFunctionWrapper):
         def call(self, y_true, y_pred):
             return 2 * super().call(y_true, y_pred)
 
     y = torch.ones(4, 1)
-    assert float(Doubled(half_mse)(y, torch.zeros(4, 1))) == pytest.approx(1.0)
+    assert float(Doubled(fn)(y, torch.zeros(4, 1))) == pytest.approx(expected)
 
 
 def test_a_masked_loss_and_other_reductions_take_the_general_path():

@@ -106,16 +106,23 @@ class Loss(abc.ABC):
         return f"{type(self).__name__}({args})"
 
 
-#: Loss functions whose unweighted mean over a batch is one torch kernel.
-_FUSED_MEANS: dict[Callable, Callable] = {
-    _regression.mean_squared_error: F.mse_loss,
-    _regression.mean_absolute_error: F.l1_loss,
-}
+def _elementwise_mean(kernel: Callable) -> Callable:
+    """The batch mean of a loss that is the mean over the last axis of an elementwise error: for
+    same-shaped tensors of one dtype the mean of each sample's mean is the mean over every
+    element, one `kernel` (`F.mse_loss`, `F.l1_loss`)."""
+    def batch_mean(y_true: torch.Tensor, y_pred: torch.Tensor, **kwargs: Any) -> torch.Tensor | None:
+        if kwargs or not y_pred.ndim or not y_pred.numel() or y_true.shape != y_pred.shape \
+                or y_true.dtype != y_pred.dtype:
+            return None
+        return kernel(y_pred, y_true)
+    return batch_mean
 
 
 #: Loss functions with a one-kernel mean over the batch for some inputs: `mean(y_true, y_pred,
 #: **kwargs)` returns it, or None when the function itself must run.
 _BATCH_MEANS: dict[Callable, Callable] = {
+    _regression.mean_squared_error: _elementwise_mean(F.mse_loss),
+    _regression.mean_absolute_error: _elementwise_mean(F.l1_loss),
     _crossentropy.categorical_crossentropy: _crossentropy.categorical_crossentropy_batch_mean,
     _crossentropy.binary_crossentropy: _crossentropy.binary_crossentropy_batch_mean,
 }
@@ -147,21 +154,10 @@ class LossFunctionWrapper(Loss):
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
         """Computes the weighted, reduced loss of a batch (see `Loss.__call__`).
 
-        Mean squared and mean absolute error over same-shaped float tensors, unweighted and
-        reduced over the batch, are one fused kernel (`F.mse_loss` / `F.l1_loss`): the mean
-        of each sample's mean over the last axis is the mean over every element.
+        Unweighted and reduced over the batch, mean squared and mean absolute error over
+        same-shaped float tensors and the crossentropies over known logits are one torch kernel
+        (`_BATCH_MEANS`).
         """
-        fused = _FUSED_MEANS.get(self.fn)
-        if (
-            fused is not None and sample_weight is None and not self._fn_kwargs
-            and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
-            and y_pred.ndim and y_pred.numel() and y_true.shape == y_pred.shape
-            and y_true.dtype == y_pred.dtype and y_pred.is_floating_point()
-            and y_true.device == y_pred.device
-            and self._get_reduction() == Reduction.SUM_OVER_BATCH_SIZE
-            and get_mask(y_pred) is None
-        ):
-            return fused(y_pred, y_true)
         if (
             sample_weight is None and type(y_pred) is torch.Tensor and type(y_true) is torch.Tensor
             and y_pred.ndim == y_true.ndim and y_pred.is_floating_point()
