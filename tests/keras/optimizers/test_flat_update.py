@@ -154,3 +154,24 @@ def test_torch_step_of_a_kernel_uses_the_flat_path():
     assert flat._flat.get(0) is not None
     for a, b in zip(params, twins):
         torch.testing.assert_close(a.detach(), b.detach(), rtol=1e-6, atol=1e-7)
+
+
+def test_a_list_of_variables_changed_in_place_gets_a_new_flat_view():
+    from torchestimator.keras.optimizers.ftrl import FtrlKernel
+
+    params = [torch.nn.Parameter(torch.zeros(2)) for _ in range(4)]
+    kernel = FtrlKernel(params, lr=0.1)
+    grads = [torch.ones(2) for _ in params]
+    with torch.no_grad():
+        kernel.update_group(0, params, grads, 0)
+    first = kernel._flat[0]
+    params.append(torch.nn.Parameter(torch.zeros(3)))  # the same list object, one more variable
+    assert not first.serves(params)
+    kernel._flat[0] = first  # as if nothing had told the kernel (no add_params, no invalidation)
+    kernel.param_groups[0]["params"].append(params[-1])
+    kernel.init_state(params[-1], kernel.param_groups[0])
+    kernel._caches.clear()
+    with torch.no_grad():
+        kernel.update_group(0, params, grads + [torch.ones(3)], 1)
+    assert kernel._flat[0] is not first and kernel._flat[0].weights.numel() == 11
+    assert bool((params[-1] != 0).all())  # the new variable was updated

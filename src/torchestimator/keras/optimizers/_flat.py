@@ -45,7 +45,7 @@ class FlatGroup:
     """
 
     def __init__(self, kernel: Any, index: int, params: list[torch.Tensor]):
-        self.params = params
+        self.params = list(params)  # a copy: the caller's list may grow or change in place
         first = params[0]
         sizes = [p.numel() for p in params]
         total = sum(sizes)
@@ -92,7 +92,7 @@ class FlatGroup:
     def serves(self, params: list[torch.Tensor]) -> bool:
         """Whether this view was made for exactly these parameters."""
         mine = self.params
-        return mine is params or (len(mine) == len(params) and all(a is b for a, b in zip(mine, params)))
+        return len(mine) == len(params) and all(a is b for a, b in zip(mine, params))
 
     def update(self, kernel: Any, group: dict[str, Any], params: list[torch.Tensor],
                grads: list[torch.Tensor], step: int) -> None:
