@@ -220,3 +220,42 @@ def test_text_line_dataset(tmp_path):
     assert next(iter(parsed.batch(150))).shape == (150, 5)
     with pytest.raises(ValueError, match="No files matched"):
         tf.data.TextLineDataset(str(tmp_path / "*.nothing"))
+
+
+def test_a_field_longer_than_pythons_csv_limit_is_read(tmp_path):
+    """Python's csv module stops at 131,072-byte fields; TF (and PyArrow) read them: inference,
+    the header and the row-by-row reader (which names the file and line of a bad row) too."""
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n1," + "x" * 200_000 + "\n2,y\n")
+    rows = collect(make_csv_dataset(str(path), 2, num_epochs=1, shuffle=False))
+    assert rows["a"] == [1, 2] and len(rows["b"][0]) == 200_000
+    path.write_text("a,b\n1," + "x" * 200_000 + "\nq,y\n")
+    with pytest.raises(ValueError, match=r"big\.csv:3: column 0 \('a'\) has value 'q'"):
+        collect(make_csv_dataset(str(path), 2, num_epochs=1, shuffle=False,
+                                 column_defaults=[tf.int32, tf.string]))
+
+
+def test_nan_and_inf_columns_infer_as_strings_with_a_warning_and_parse_as_float(tmp_path):
+    """TF's `_is_valid_float` is `value < np.inf`: nan and inf make an inferred column a string
+    column (-inf does not). We say so in a warning; with a float dtype, every spelling parses."""
+    path = tmp_path / "n.csv"
+    path.write_text("a,b,c,d\n1,nan,inf,-inf\n2,NaN,Infinity,1.5\n3,4,-Infinity,2\n")
+    with pytest.warns(UserWarning) as record:
+        rows = collect(make_csv_dataset(str(path), 3, num_epochs=1, shuffle=False))
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 2 and "column 'b' holds numbers and 'nan'" in messages[0]
+    assert "column 'c' holds numbers and 'inf'" in messages[1] and "column_defaults" in messages[1]
+    assert rows["b"] == ["nan", "NaN", "4"] and rows["c"] == ["inf", "Infinity", "-Infinity"]
+    assert rows["d"][0] == -np.inf and rows["d"][1:] == [1.5, 2.0]  # float32, as TF
+    rows = collect(make_csv_dataset(str(path), 3, num_epochs=1, shuffle=False,
+                                    column_defaults=[tf.int32] + [tf.float32] * 3))
+    assert np.isnan(rows["b"][:2]).all() and rows["b"][2] == 4.0
+    assert rows["c"] == [np.inf, np.inf, -np.inf]
+
+
+def test_a_string_column_with_a_nan_gets_no_warning(tmp_path, recwarn):
+    path = tmp_path / "s.csv"
+    path.write_text("a,b\n1,nan\n2,hello\n")
+    assert collect(make_csv_dataset(str(path), 2, num_epochs=1, shuffle=False))["b"] == [
+        "nan", "hello"]
+    assert not [w for w in recwarn if "holds numbers" in str(w.message)]

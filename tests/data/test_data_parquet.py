@@ -134,3 +134,27 @@ def test_streaming_memory_does_not_grow_with_file_size(tmp_path):
         m = bench_data.streaming_memory(path)
         peaks.append(m["peak_kb"] - m["import_kb"])
     assert peaks[1] <= 1.5 * peaks[0] + 32 * 1024, peaks  # allow 32 MB of allocator noise
+
+
+def test_a_column_typed_differently_per_file_is_read_as_one_dtype(tmp_path):
+    """int64 in one file, double in the next: both are read as float64 (the dtype is decided
+    once from every file's schema), so each batch has the element_spec's dtype."""
+    pq.write_table(pa.table({"a": [1.5, 2.5], "s": ["x", "y"]}), str(tmp_path / "1.parquet"))
+    pq.write_table(pa.table({"a": pa.array([3, 4], pa.int64()),
+                             "s": pa.array(["z", "w"]).dictionary_encode()}),
+                   str(tmp_path / "2.parquet"))
+    ds = experimental.make_parquet_dataset(str(tmp_path / "*.parquet"), 2, num_epochs=1,
+                                           shuffle=False)
+    assert ds.element_spec["a"].dtype == tf.float64
+    batches = list(ds)
+    assert [b["a"].dtype for b in batches] == [torch.float64, torch.float64]
+    assert batches[1]["a"].tolist() == [3.0, 4.0] and list(batches[1]["s"]) == ["z", "w"]
+
+
+def test_a_column_with_no_common_type_names_both_files(tmp_path):
+    pq.write_table(pa.table({"a": [1.5, 2.5]}), str(tmp_path / "1.parquet"))
+    pq.write_table(pa.table({"a": ["p", "q"]}), str(tmp_path / "2.parquet"))
+    with pytest.raises(ValueError) as caught:
+        experimental.make_parquet_dataset(str(tmp_path / "*.parquet"), 2, num_epochs=1)
+    message = str(caught.value)
+    assert all(s in message for s in ("'a'", "1.parquet", "2.parquet", "double", "string"))

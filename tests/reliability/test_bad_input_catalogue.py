@@ -63,6 +63,23 @@ def _parquet(tmp: str) -> str:
     return path
 
 
+def _parquet_types_differ(tmp: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1.0, 2.0]}), os.path.join(tmp, "1.parquet"))
+    pq.write_table(pa.table({"a": ["x", "y"]}), os.path.join(tmp, "2.parquet"))
+    tf.data.experimental.make_parquet_dataset(os.path.join(tmp, "*.parquet"), 2)
+
+
+def _no_such_method(features, labels):
+    return {"x": features["x"].no_such_method()}, labels
+
+
+def _no_such_method_x(features):
+    return features["x"].no_such_method()
+
+
 def _fc(columns, features) -> object:
     return tf.keras.layers.DenseFeatures(columns)(features)
 
@@ -152,6 +169,9 @@ ROWS = [
     Row("parquet-label-missing", "Parquet reader",
         lambda t: _consume(tf.data.experimental.make_parquet_dataset(_parquet(t), 2, label_name="y")),
         ValueError, ("y", "a", "b")),
+    Row("parquet-column-types-differ", "Parquet reader",
+        _parquet_types_differ, ValueError,
+        ("'a'", "{tmp}/1.parquet", "{tmp}/2.parquet", "double", "string")),
     # ---------------------------------------------------------------- tf.data transformations
     Row("slices-different-lengths", "tf.data",
         lambda t: tf.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4))), ValueError,
@@ -174,6 +194,9 @@ ROWS = [
     Row("map-function-raises", "tf.data",
         lambda t: _consume(tf.data.Dataset.from_tensor_slices({"a": X}).map(lambda d: d["nokey"])),
         KeyError, ("nokey",)),
+    Row("map-function-attribute-error", "tf.data",
+        lambda t: _consume(tf.data.Dataset.from_tensor_slices({"x": X}).map(_no_such_method_x)),
+        AttributeError, ("no_such_method",)),
     Row("repeat-negative-count", "tf.data",
         lambda t: tf.data.Dataset.range(4).repeat(-2), ValueError, ("count", "-2")),
     # ---------------------------------------------------------------- feature columns
@@ -224,12 +247,20 @@ ROWS = [
         model_dir=True),
     Row("input-fn-raises", "input_fn",
         lambda t: _train(t, _dnn, lambda: 1 / 0), ZeroDivisionError, ("division",), model_dir=True),
+    Row("input-fn-map-attribute-error", "input_fn",
+        lambda t: _train(t, _dnn, lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y3))
+                         .map(_no_such_method).batch(4)),
+        AttributeError, ("no_such_method",), model_dir=True),
     Row("labels-missing-in-train", "labels",
         lambda t: _train(t, _dnn, lambda: tf.data.Dataset.from_tensor_slices({"x": X}).batch(4)),
         ValueError, ("labels",), model_dir=True),
     Row("label-out-of-range", "labels",
         lambda t: _train(t, _dnn, _xy_input(y=np.array([0, 1, 2, 5, 0, 1, 2, 0]))), ValueError,
         ("5", "n_classes"), model_dir=True),
+    Row("label-nan", "labels",
+        lambda t: _train(t, _dnn, _xy_input(y=np.array([0, 1, 2, np.nan, 0, 1, 2, 0],
+                                                       np.float32))),
+        ValueError, ("Labels contain NaN", "position 3"), model_dir=True),
     Row("labels-wrong-shape", "labels",
         lambda t: _train(t, _dnn, _xy_input(y=np.zeros((8, 3), np.int64))), ValueError,
         ("labels", "shape"), model_dir=True),
@@ -263,6 +294,13 @@ ROWS = [
         lambda t: tf.keras.layers.Dense(0), ValueError, ("units", "0")),
     Row("dense-unknown-activation", "Keras layers",
         lambda t: tf.keras.layers.Dense(2, activation="relux"), ValueError, ("relux",)),
+    Row("fit-empty-dataset", "Keras fit",
+        lambda t: _keras_model().fit(tf.data.Dataset.from_tensor_slices((X, Y3)).take(0).batch(2),
+                                     verbose=0), ValueError, ("Empty logs", "no batches")),
+    Row("evaluate-empty-dataset", "Keras evaluate",
+        lambda t: _keras_model().evaluate(
+            tf.data.Dataset.from_tensor_slices((X, Y3)).take(0).batch(2), verbose=0), ValueError,
+        ("evaluate()", "no batches")),
     Row("validation-split-on-dataset", "Keras fit",
         lambda t: _keras_model().fit(tf.data.Dataset.from_tensor_slices((X, Y3)).batch(2),
                                      validation_split=0.2, verbose=0), ValueError,

@@ -14,6 +14,7 @@ import csv
 import dataclasses
 import io
 import math
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,6 +42,25 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 class CsvError(ValueError):
     """A CSV row that cannot be read: names the file and the line."""
+
+
+_FIELD_LIMIT = 2**31 - 1
+"""The longest field the row reader accepts: TF's CSV reader (and PyArrow's) has no limit,
+Python's `csv` module stops at 131,072 bytes by default."""
+
+
+def _csv_reader(f: Any, fmt: CsvFormat, strict: bool = False) -> Any:
+    """A `csv.reader` of the format's dialect, with the field size limit raised (the module's
+    limit is process-wide: it is only ever raised, never lowered)."""
+    if csv.field_size_limit() < _FIELD_LIMIT:
+        csv.field_size_limit(_FIELD_LIMIT)
+    quoting = csv.QUOTE_MINIMAL if fmt.use_quote_delim else csv.QUOTE_NONE
+    return csv.reader(f, delimiter=fmt.field_delim, quoting=quoting, strict=strict)
+
+
+def _unreadable(path: str, line: int, error: csv.Error) -> CsvError:
+    return CsvError(f"{path}:{line}: the CSV row cannot be read: {error}. Fix the file (is a "
+                    "quote left open?), or check `field_delim` and `use_quote_delim`.")
 
 
 @dataclasses.dataclass
@@ -92,8 +112,7 @@ def text_rows(path: str, fmt: CsvFormat) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) for each non-blank row of a file, header skipped."""
     raw = open_binary(path, fmt.compression_type)
     with io.TextIOWrapper(raw, encoding=_python_encoding(fmt.encoding), newline="") as f:
-        quoting = csv.QUOTE_MINIMAL if fmt.use_quote_delim else csv.QUOTE_NONE
-        reader = csv.reader(f, delimiter=fmt.field_delim, quoting=quoting, strict=False)
+        reader = _csv_reader(f, fmt)
         skip_header = fmt.header
         line = 1
         while True:
@@ -103,6 +122,8 @@ def text_rows(path: str, fmt: CsvFormat) -> Iterator[tuple[int, list[str]]]:
                 return
             except UnicodeDecodeError as error:
                 raise _not_text(path, fmt, error, line) from None
+            except csv.Error as error:
+                raise _unreadable(path, line, error) from None
             start, line = line, reader.line_num + 1
             if not fields or fields == [""]:
                 continue
@@ -116,13 +137,14 @@ def read_header(path: str, fmt: CsvFormat) -> list[str] | None:
     """The first row of a file (its column names), or None for an empty file."""
     raw = open_binary(path, fmt.compression_type)
     with io.TextIOWrapper(raw, encoding=_python_encoding(fmt.encoding), newline="") as f:
-        quoting = csv.QUOTE_MINIMAL if fmt.use_quote_delim else csv.QUOTE_NONE
         try:
-            for fields in csv.reader(f, delimiter=fmt.field_delim, quoting=quoting):
+            for fields in _csv_reader(f, fmt):
                 if fields and fields != [""]:
                     return fields
         except UnicodeDecodeError as error:
             raise _not_text(path, fmt, error, 1) from None
+        except csv.Error as error:
+            raise _unreadable(path, 1, error) from None
     return None
 
 
@@ -158,15 +180,29 @@ def _valid_for_inference(text: str, type_: pa.DataType) -> bool:
     return True
 
 
+def _is_float_text(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def infer_types(files: list[str], fmt: CsvFormat, num_columns: int, selected: list[int],
-                num_rows: int | None) -> list[pa.DataType]:
+                num_rows: int | None, names: list[str] | None = None) -> list[pa.DataType]:
     """Column types from the first `num_rows` rows (None: all rows), as TF infers them.
 
     Each column gets the first of int32, int64, float32, float64, string that every
-    non-missing value fits; a column with no values is a string column.
+    non-missing value fits; a column with no values is a string column. As TF's
+    `_is_valid_float` (`value < np.inf`), `nan` and `inf` are not floats there: a column of
+    numbers holding them is a string column, which a warning names (with the fix,
+    `column_defaults`; with a float dtype the values parse as NaN / infinity).
     """
     candidates = [0] * len(selected)  # index into TYPE_ORDER
     seen = [False] * len(selected)
+    # per column: the nan/inf value that made it a string column, while all values are numbers
+    nonfinite: list[str | None] = [None] * len(selected)
+    string_index = len(TYPE_ORDER) - 1
     count = 0
     for path in files:
         for line, fields in text_rows(path, fmt):
@@ -185,11 +221,35 @@ def infer_types(files: list[str], fmt: CsvFormat, num_columns: int, selected: li
                 if _is_missing(text, fmt):
                     continue
                 seen[j] = True
+                if candidates[j] == string_index:
+                    if nonfinite[j] is not None and not _is_float_text(text):
+                        nonfinite[j] = ""  # a real string: the column is a string column
+                    continue
                 while not _valid_for_inference(text, TYPE_ORDER[candidates[j]]):
                     candidates[j] += 1
+                if candidates[j] == string_index and _is_float_text(text):
+                    nonfinite[j] = text
         if num_rows is not None and count >= num_rows:
             break
+    _warn_nonfinite(nonfinite, selected, names)
     return [TYPE_ORDER[c] if s else pa.string() for c, s in zip(candidates, seen)]
+
+
+def _warn_nonfinite(nonfinite: list[str | None], selected: list[int],
+                    names: list[str] | None) -> None:
+    """Warns of the numeric columns inferred as strings because of a nan/inf value."""
+    for j, text in enumerate(nonfinite):
+        if not text:
+            continue
+        col = selected[j]
+        label = repr(names[col]) if names and col < len(names) else f"column {col}"
+        warnings.warn(
+            f"CSV column {label} holds numbers and {text!r}, so it is inferred as a string "
+            "column, as TensorFlow's make_csv_dataset does (nan and inf do not count as "
+            "floats when inferring types). To read it as float, pass `column_defaults` with "
+            "tf.float32 for it: nan, NaN, inf, -inf and Infinity then parse as float.",
+            stacklevel=4,  # make_csv_dataset's caller
+        )
 
 
 def parse_default(item: Any, where: str) -> tuple[pa.DataType, Any]:

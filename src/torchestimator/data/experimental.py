@@ -145,7 +145,8 @@ def make_csv_dataset(
         parsed = [parse_default(d, f"column_defaults[{i}]") for i, d in enumerate(column_defaults)]
         types, defaults = [t for t, _ in parsed], [d for _, d in parsed]
     else:
-        types = infer_types(files, fmt, len(column_names), selected, num_rows_for_inference)
+        types = infer_types(files, fmt, len(column_names), selected, num_rows_for_inference,
+                            list(column_names))
         defaults = ["" if dtype_of(t) is as_dtype("string") else 0 for t in types]
     specs = [TensorSpec((), dtype_of(t)) for t in types]
     spec, order = _element_layout(names, specs, label_name)
@@ -186,15 +187,18 @@ def make_parquet_dataset(
         column_dtype,
         read_parquet_file,
         read_schema,
+        unify_column_types,
     )
 
     batch_size = as_int("batch_size", batch_size, 1)
     files = match_files(file_pattern, "file_pattern")
     schema, first = None, None
+    schemas = []  # (path, schema) of each non-empty file
     for path in files:
         s = read_schema(path)
         if s is None:
             continue
+        schemas.append((path, s))
         if schema is None:
             schema, first = s, path
         elif s.names != schema.names:
@@ -210,7 +214,9 @@ def make_parquet_dataset(
     selected = _selected(column_names, select_columns)
     names = [column_names[i] for i in selected]
     _check_label(label_name, names)
-    types = [schema.field(i).type for i in selected]
+    for name in names:  # an unsupported type is named with the file it is first found in
+        column_dtype(name, schema.field(name).type, first)
+    types = unify_column_types(names, schemas)
     specs = [TensorSpec((), column_dtype(n, t, first)) for n, t in zip(names, types)]
     spec, order = _element_layout(names, specs, label_name)
     layout = ParquetLayout(names=names, types=types, order=order)

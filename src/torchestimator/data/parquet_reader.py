@@ -4,6 +4,11 @@
 one row group, never the whole file. Columns become components as the CSV
 reader makes them (numeric -> torch tensors, strings -> numpy arrays of str);
 nulls are filled with 0 / "" / False, the defaults `make_csv_dataset` infers.
+
+A column's dtype is decided once, before reading, from the schemas of all the files
+(`unify_column_types`): a column stored as int64 in one file and double in the next is read as
+double (float64) from both, so every batch has the element_spec's dtype; types with no common
+type (a number in one file, a string in another) are an error naming both files.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -35,7 +41,7 @@ class ParquetLayout:
     """Which columns are read, as what, and in which order they leave the reader."""
 
     names: list[str]  # selected column names, in file order
-    types: list[pa.DataType]  # their Parquet (Arrow) types, as stored
+    types: list[pa.DataType]  # their Arrow types, unified over the files (what is read)
     order: list[int]  # positions into `names`, in the element's flat order
 
 
@@ -87,12 +93,61 @@ def _default(type_: pa.DataType) -> Any:
     return 0
 
 
-def _component(array: pa.Array) -> Any:
+def _comparable(type_: pa.DataType) -> pa.DataType:
+    """A column type as the reader sees it: dictionaries decoded, unsigned integers as int64,
+    large strings as strings."""
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    if type_ in (pa.uint16(), pa.uint32(), pa.uint64()):
+        return pa.int64()
+    if pa.types.is_large_string(type_):
+        return pa.string()
+    return type_
+
+
+def _common_type(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
+    """The type both `a` and `b` are read as (numpy's promotion of numbers), None if none."""
+    a, b = _comparable(a), _comparable(b)
+    if a == b:
+        return a
+    numbers = (pa.types.is_integer, pa.types.is_floating)
+    if any(f(a) for f in numbers) and any(f(b) for f in numbers):
+        return pa.from_numpy_dtype(np.result_type(a.to_pandas_dtype(), b.to_pandas_dtype()))
+    return None
+
+
+def unify_column_types(names: list[str], schemas: list[tuple[str, pa.Schema]]) -> list[pa.DataType]:
+    """The type each column of `names` is read as from every file of `schemas` ((path, schema)
+    pairs): numbers of different types become their common type (int64 and double: double);
+    a column whose types have none (e.g. string in one file, int64 in another) is a ValueError
+    naming the column, both files and both types."""
+    types = []
+    for name in names:
+        first_path, first_schema = schemas[0]
+        type_, source = _comparable(first_schema.field(name).type), first_path
+        for path, schema in schemas[1:]:
+            other = schema.field(name).type
+            common = _common_type(type_, other)
+            if common is None:
+                raise ValueError(
+                    f"Parquet column {name!r} has type {type_} in {source} but {other} in "
+                    f"{path}: the files of one dataset must agree on a column's type (numbers of "
+                    "different types are read as their common type). Write the files with one "
+                    "schema, or leave the column out with `select_columns`."
+                )
+            if common != type_:
+                type_, source = common, path
+        types.append(type_)
+    return types
+
+
+def _component(array: pa.Array, type_: pa.DataType) -> Any:
+    """A record batch's column as a component of the column's unified type `type_`."""
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
-    if array.type in (pa.uint16(), pa.uint32(), pa.uint64()):
-        array = pc.cast(array, pa.int64())
-    return arrow_component(array, _default(array.type))
+    if array.type != type_:
+        array = pc.cast(array, type_)
+    return arrow_component(array, _default(type_))
 
 
 def read_parquet_file(path: str, layout: ParquetLayout) -> Iterator[Block]:
@@ -105,10 +160,11 @@ def read_parquet_file(path: str, layout: ParquetLayout) -> Iterator[Block]:
         raise ValueError(
             f"{path} has no column(s) {missing}; its columns are {schema.names}"
         )
+    types = layout.types
     with pq.ParquetFile(arrow_input(path, "")) as f:
         for rb in f.iter_batches(batch_size=_ROWS_PER_READ, columns=layout.names):
             if not rb.num_rows:
                 continue
             by_name = {n: rb.column(i) for i, n in enumerate(rb.schema.names)}
-            cols = [_component(by_name[layout.names[j]]) for j in layout.order]
+            cols = [_component(by_name[layout.names[j]], types[j]) for j in layout.order]
             yield Block(cols, rb.num_rows)

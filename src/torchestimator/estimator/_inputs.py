@@ -41,7 +41,11 @@ def call_input_fn(input_fn: Callable, mode: str, params: dict, config: Any,
 
 
 def _is_dataset(value: Any) -> bool:
-    return hasattr(value, "element_spec") and hasattr(value, "cardinality")
+    """Whether `value` is a Dataset, asked of its type: `element_spec` is a property that may
+    run a `map` function, and `hasattr` on the instance would swallow (as "not a dataset") an
+    AttributeError raised inside that function."""
+    kind = type(value)
+    return hasattr(kind, "element_spec") and hasattr(kind, "cardinality")
 
 
 def as_batches(result: Any, mode: str) -> Iterable:

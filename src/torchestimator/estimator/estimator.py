@@ -15,6 +15,7 @@ import inspect
 import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -55,6 +56,16 @@ def _fn_args(fn: Callable) -> set[str]:
         return set(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         return set()
+
+
+def _warn_eval_summaries_not_written(logdir: str, error: Exception) -> None:
+    """The warning of an evaluation whose summaries could not be written to `logdir`."""
+    warnings.warn(
+        f"Estimator.evaluate: could not write the eval summaries to {logdir} ({error}); the "
+        "metrics are returned but not recorded for TensorBoard. Make the model_dir writable "
+        "(or remove what is in the way at that path) to record them.",
+        stacklevel=5,  # evaluate()'s caller
+    )
 
 
 def _check_hooks(hooks: Any, what: str) -> list:
@@ -690,20 +701,32 @@ class Estimator:
 
     def _write_eval_summaries(self, results: dict, name: str | None, path: str | None) -> None:
         """Each scalar result as a TF1 `simple_value` summary at the global step (as TF's
-        Estimator), and the checkpoint path as a text summary, into eval_dir(name)."""
+        Estimator), and the checkpoint path as a text summary, into eval_dir(name).
+
+        A directory that cannot be written (a read-only model_dir, a file where `eval/` would
+        be, a full disk) does not lose the evaluation: a warning names the directory and the
+        cause, and `evaluate` returns its metrics (TF's FileWriter would raise instead)."""
         logdir = self.eval_dir(name)
-        writer = self._summary_writer(logdir)
+        try:
+            writer = self._summary_writer(logdir)
+        except (OSError, ValueError) as error:  # ValueError: a file sits at `logdir`
+            _warn_eval_summaries_not_written(logdir, error)
+            return
         step = int(results["global_step"])
-        for key, value in results.items():
-            if key == "global_step":
-                continue
-            array = np.asarray(value)
-            if array.size == 1 and array.dtype.kind in "fiub":
-                writer.scalar(key, float(array), step, legacy=True)
-        if path is not None:
-            writer.text("checkpoint_path", str(path), step)
-        writer.flush()
-        self._close_writers(logdir)
+        try:
+            for key, value in results.items():
+                if key == "global_step":
+                    continue
+                array = np.asarray(value)
+                if array.size == 1 and array.dtype.kind in "fiub":
+                    writer.scalar(key, float(array), step, legacy=True)
+            if path is not None:
+                writer.text("checkpoint_path", str(path), step)
+            writer.flush()
+            self._close_writers(logdir)
+        except OSError as error:
+            self._writers.pop(storage.abspath(logdir), None)
+            _warn_eval_summaries_not_written(logdir, error)
 
     # ------------------------------------------------------------------ predict
     def predict(self, input_fn: Callable, predict_keys: list | None = None, hooks: list | None = None,

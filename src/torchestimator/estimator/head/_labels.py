@@ -8,6 +8,7 @@ arrays of `bytes`, as TF's string tensors read back with `.numpy()`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -118,6 +119,8 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
         values = values.to(torch.float64)
     low, high = torch.aminmax(values)
     low, high = low.item(), high.item()
+    if math.isnan(low) or math.isnan(high):  # aminmax propagates a NaN label
+        raise ValueError(nan_labels_message(values, f"class ids in [0, {n_classes})"))
     if high > n_classes - 1:
         raise ValueError(message or (
             f"Labels must be <= {n_classes} - 1; found label {high:g}. Labels are class ids "
@@ -129,6 +132,18 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
             f"[0, {n_classes})."
         ))
     return labels
+
+
+def nan_labels_message(labels: torch.Tensor, expected: str) -> str:
+    """The error for labels holding NaN: how many, where the first is, what was expected."""
+    nan = torch.isnan(labels.reshape(-1))
+    count, first = int(nan.sum()), int(nan.nonzero()[0, 0])
+    return (
+        f"Labels contain NaN: {count} of {nan.numel()} label value(s) in the batch are nan (the "
+        f"first at position {first} of the flattened labels); labels must be {expected}. A NaN "
+        "label is usually a missing value in the data: fill it, or drop those examples (e.g. "
+        "`dataset.filter`) before training."
+    )
 
 
 def class_names(n_classes: int, vocabulary: Sequence[str] | None) -> np.ndarray:

@@ -86,6 +86,9 @@ class MultiClassHead(base_head.Head):
         else:
             labels = _labels.as_label_tensor(labels, logits.device)
             if labels.is_floating_point() and not torch.equal(labels, labels.round()):
+                if bool(torch.isnan(labels).any()):
+                    raise ValueError(_labels.nan_labels_message(
+                        labels, f"integer class ids in [0, {self._n_classes})"))
                 raise ValueError(
                     f"MultiClassHead: labels must be integer class ids in [0, {self._n_classes}); "
                     f"received non-integer floats (dtype {labels.dtype})."

@@ -9,6 +9,7 @@ other iterables are iterated as they are; each element is `x`, `(x,)`,
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,16 @@ import numpy as np
 import torch
 
 from torchestimator.keras.engine import nest, one_hot_labels
+
+logger = logging.getLogger("torchestimator")
+
+# Keras 2.15's DataHandler.catch_stop_iteration logs this (tf_logging.warning) when a source
+# with a known number of steps per epoch ends early; training stops after that epoch.
+RAN_OUT_OF_DATA = (
+    "Your input ran out of data; interrupting training. Make sure that your dataset or "
+    "generator can generate at least `steps_per_epoch * epochs` batches (in this case, {} "
+    "batches). You may need to use the repeat() function when building your dataset."
+)
 
 
 def unpack_x_y_sample_weight(data: Any) -> tuple:
@@ -74,7 +85,11 @@ def _is_array_like(value: Any) -> bool:
 
 
 def _is_dataset(value: Any) -> bool:
-    return hasattr(value, "element_spec") and hasattr(value, "cardinality")
+    """Whether `value` is a Dataset, asked of its type: `element_spec` is a property that may
+    run a `map` function, and `hasattr` on the instance would swallow (as "not a dataset") an
+    AttributeError raised inside that function."""
+    kind = type(value)
+    return hasattr(kind, "element_spec") and hasattr(kind, "cardinality")
 
 
 def _is_iterable_source(value: Any) -> bool:
@@ -112,6 +127,8 @@ def _take(value: Any, index: Any) -> Any:
 
 class ArrayData:
     """In-memory `(x, y, sample_weight)` batched by index; `steps` batches an epoch."""
+
+    ran_out = False  # arrays never run out (`IterableData.ran_out`)
 
     def __init__(self, x: Any, y: Any, sample_weight: Any, batch_size: int, shuffle: bool):
         self.x = nest.map_structure(lambda v: _to_array(v, "x"), _normalize(x))
@@ -212,16 +229,25 @@ def _normalize(value: Any) -> Any:
 
 
 class IterableData:
-    """Batches from a Dataset, generator or other iterable; `steps` is known when it has a length."""
+    """Batches from a Dataset, generator or other iterable; `steps` is known when it has a length.
 
-    def __init__(self, source: Any, steps: int | None):
+    As Keras 2.15's DataHandler: a Dataset (or a sized iterable) is iterated again each epoch,
+    unless `steps` (steps_per_epoch) other than its own length is given, in which case the
+    epochs continue one iterator; a generator always continues. When the input ends before the
+    epoch's known number of steps, `ran_out` is set and TF's "Your input ran out of data"
+    warning is logged: `fit` stops after that epoch (it does not start the input again).
+    """
+
+    def __init__(self, source: Any, steps: int | None, epochs: int = 1):
         self.source = source
         self.steps = steps
+        self.epochs = epochs  # the epochs of this fit (the warning's `steps * epochs`)
         self._iterator: Iterator | None = None
         self.num_samples = None
+        self.ran_out = False
         # TF's `should_recreate_iterator`: each epoch iterates the source again, unless
         # steps_per_epoch (other than the source's own length) makes the epochs continue it.
-        self._continues = steps is not None
+        self._continues = steps is not None or isinstance(source, Iterator)
         if _is_dataset(source):
             n = int(source.cardinality())
             if steps is None:
@@ -233,30 +259,63 @@ class IterableData:
     def __iter__(self) -> Iterator[tuple]:
         return self.batches()
 
+    def restart(self) -> None:
+        """The next epoch starts the source again (each `evaluate` call does, as TF's
+        `enumerate_epochs` makes a new iterator; a generator still continues)."""
+        self._iterator = None
+        self.ran_out = False
+
+    def peek(self) -> tuple | None:
+        """The first batch of a fresh pass over the source (None if empty), leaving the
+        epochs' iterator alone; a generator is never peeked at (None)."""
+        if isinstance(self.source, Iterator):
+            return None
+        element = next(iter(self.source), None)
+        return None if element is None else _as_batch(element)
+
+    def _epoch_iterator(self) -> Iterator:
+        if isinstance(self.source, Iterator):
+            return self.source  # a generator continues where it stopped
+        if self._continues and self._iterator is not None:
+            return self._iterator  # steps_per_epoch: continue across epochs
+        return iter(self.source)
+
+    def _input_ended(self, produced: int) -> None:
+        """The source raised StopIteration after `produced` elements of this epoch."""
+        self._iterator = None
+        if self.steps is None:
+            if self._continues and produced:
+                self.steps = produced  # TF infers a generator's steps from its first epoch
+            return
+        self.ran_out = True
+        logger.warning(RAN_OUT_OF_DATA.format(self.steps * self.epochs))
+
     def batches(self, skip: int = 0) -> Iterator[tuple]:
         """An epoch's batches without its first `skip` ones (an epoch resumed from a backup
         made inside it): those elements are read from the source and dropped (they count
         towards `steps`)."""
-        if isinstance(self.source, Iterator):
-            iterator = self.source  # a generator continues where it stopped
-        elif self._continues and self._iterator is not None:
-            iterator = self._iterator  # steps_per_epoch: continue across epochs
-        else:
-            iterator = iter(self.source)
-        self._iterator = iterator
+        iterator = self._iterator = self._epoch_iterator()
+        steps = self.steps
         produced = 0
-        while self.steps is None or produced < self.steps:
+        while steps is None or produced < steps:
             try:
                 element = next(iterator)
             except StopIteration:
-                self._iterator = None
+                self._input_ended(produced)
                 return
             produced += 1
             if produced <= skip:
                 continue
-            yield element if isinstance(element, tuple) else (
-                tuple(element) if isinstance(element, list) and len(element) in (2, 3) else (element,)
-            )
+            yield element if isinstance(element, tuple) else _as_batch(element)
+
+
+def _as_batch(element: Any) -> tuple:
+    """An element of an iterable source as the batch tuple `(x[, y[, sample_weight]])`."""
+    if isinstance(element, tuple):
+        return element
+    if isinstance(element, list) and len(element) in (2, 3):
+        return tuple(element)
+    return (element,)
 
 
 def make_data(
@@ -266,6 +325,7 @@ def make_data(
     batch_size: int | None = None,
     steps: int | None = None,
     shuffle: bool = False,
+    epochs: int = 1,
 ) -> ArrayData | IterableData:
     """Returns the batch source for `x` (and `y`, `sample_weight`), validating the combination."""
     if x is None:
@@ -281,7 +341,7 @@ def make_data(
                 "`sample_weight` argument is not supported when using a dataset or generator as "
                 "input; yield `(x, y, sample_weight)` instead."
             )
-        return IterableData(x, steps)
+        return IterableData(x, steps, epochs)
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
         raise ValueError(f"batch_size must be a positive integer; received {batch_size!r}")
     data = ArrayData(x, y, sample_weight, batch_size or 32, shuffle)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,21 @@ from torchestimator.keras.engine.data_adapter import (
     make_data,
     pack_x_y_sample_weight,
     unpack_x_y_sample_weight,
+)
+
+# Keras 2.15 raises "Unexpected result of `train_function` (Empty logs)..." when fit's first
+# epoch makes no step; ours keeps that opening and says what it means.
+_EMPTY_FIT = (
+    "Unexpected result of `train_function` (Empty logs): fit() made no training step because "
+    "the training data produced no batches (an empty array, a Dataset that is empty after "
+    "filter/take/shard, an empty file, or a generator that was already consumed: a generator "
+    "can be iterated only once). Check `x`; to train several epochs from a generator, "
+    "pass a Dataset or repeat() it and give steps_per_epoch."
+)
+_EMPTY_EVALUATE = (
+    "{what} received no data: the evaluation input produced no batches, so there is no loss "
+    "or metric to report (an empty array, a Dataset that is empty after filter/take/shard, or "
+    "a generator that was already consumed). Check the data passed to {what}."
 )
 
 
@@ -329,10 +344,9 @@ class Trainer:
 
     def _build_from_data(self, data: Any, device: torch.device) -> None:
         """Builds the model's weights with one forward pass on the first batch (so callbacks that
-        restore weights at train begin find them)."""
-        if isinstance(getattr(data, "source", None), Iterator):
-            return  # a generator cannot be peeked at without losing the batch
-        batch = next(iter(data), None)
+        restore weights at train begin find them); the epochs' iterator is left alone."""
+        peek = getattr(data, "peek", None)
+        batch = peek() if peek is not None else next(iter(data), None)
         if batch is None:
             return
         x, _, _ = unpack_x_y_sample_weight(loop.to_device(batch, device))
@@ -372,7 +386,8 @@ class Trainer:
             raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(kwargs)}")
         self._assert_compiled("training/testing")
         verbose = _resolve_verbose(verbose)
-        data = make_data(x, y, sample_weight, batch_size, steps_per_epoch, shuffle)
+        data = make_data(x, y, sample_weight, batch_size, steps_per_epoch, shuffle,
+                         epochs=epochs - initial_epoch)
         val_data = None
         if validation_data is not None:
             vx, vy, vsw = (
@@ -424,6 +439,7 @@ class Trainer:
             skip = max(0, int(self._initial_step or 0)) if self._initial_epoch is not None else 0
             self._initial_epoch, self._initial_step = None, 0
             logs: dict = {}
+            trained = 0  # the steps this fit made
             for epoch in range(start, epochs):
                 self.reset_metrics()
                 cbs.on_epoch_begin(epoch)
@@ -433,22 +449,20 @@ class Trainer:
                 with parallel.averaging_gradients() if parallel is not None else contextlib.nullcontext():
                     made = loop.run_steps(train_fn, data.batches(skip) if skip else data, events,
                                           device=device)
-                if made == 0 and epoch == start and not skip:
-                    warnings.warn(
-                        "fit() made no training step: the input is empty or exhausted. A generator "
-                        "can be consumed only once; use a Dataset or pass steps_per_epoch.",
-                        stacklevel=2,
-                    )
+                if made == 0 and trained == 0 and not skip:
+                    raise ValueError(_EMPTY_FIT)
+                trained += made
                 events.first = skip = 0
                 if parallel is not None:
                     parallel.sum_metric_state(self.metrics)  # the epoch's metrics over all replicas
                 logs = self._python_metrics_result()
                 if val_data is not None and _should_validate(epoch, validation_freq):
-                    val_logs = self._evaluate_data(val_data, device, None, verbose=0)
+                    val_logs = self._evaluate_data(val_data, device, None, verbose=0,
+                                                   what="fit(validation_data=...)")
                     logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 cbs.on_epoch_end(epoch, logs)
-                if self.stop_training:
-                    break
+                if self.stop_training or getattr(data, "ran_out", False):
+                    break  # TF's `_insufficient_data`: the input ended before its steps
             self.eval()
             cbs.on_train_end(logs)
         self.history = getattr(cbs, "history", None) or next(
@@ -457,14 +471,20 @@ class Trainer:
         return self.history
 
     # ------------------------------------------------------------------ evaluate
-    def _evaluate_data(self, data: Any, device: torch.device, callbacks: Any, verbose: int) -> dict:
+    def _evaluate_data(self, data: Any, device: torch.device, callbacks: Any, verbose: int,
+                       what: str = "evaluate()") -> dict:
         self.reset_metrics()
         if self.training:
             self.eval()
+        restart = getattr(data, "restart", None)
+        if restart is not None:
+            restart()  # each evaluation reads the input from its start, as TF's
         events = _CallbackEvents(self, callbacks, "test") if callbacks is not None else None
         if callbacks is not None:
             callbacks.on_test_begin()
-        loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
+        made = loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
+        if made == 0:
+            raise ValueError(_EMPTY_EVALUATE.format(what=what))
         parallel = self._data_parallel()
         if parallel is not None and isinstance(data, _replica_data_type()):
             parallel.sum_metric_state(self.metrics)  # each replica evaluated its part

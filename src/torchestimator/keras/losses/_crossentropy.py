@@ -289,14 +289,15 @@ def sparse_categorical_crossentropy(
             f"per prediction row, i.e. shape {tuple(lead_shape)} or {tuple(lead_shape) + (1,)}. "
             "For one-hot labels use categorical_crossentropy."
         )
-    target = target.reshape(-1).long()
+    given = target.reshape(-1)
+    target = given.long()
     flat = output.reshape(-1, num_classes)
     if target.device.type == "cpu" and target.numel():
         invalid = (target < 0) | (target >= num_classes)
         if ignore_class is not None:
             invalid &= target != ignore_class
         if bool(invalid.any()):
-            bad = int(target[invalid][0])
+            bad = given[invalid][0].item()  # the label as given (a NaN is `nan`, not int64 min)
             raise ValueError(
                 f"sparse_categorical_crossentropy: received a label value of {bad}, outside the "
                 f"valid range [0, {num_classes}) for predictions with {num_classes} classes."
