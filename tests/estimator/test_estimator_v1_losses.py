@@ -55,3 +55,13 @@ def test_defaults_and_edge_cases(per_example):
     grad_logits = logits.clone().requires_grad_(True)
     losses.sparse_softmax_cross_entropy(labels, grad_logits).backward()
     assert grad_logits.grad is not None
+
+
+def test_sparse_softmax_cross_entropy_names_a_nan_label():
+    """A NaN among float labels is reported as NaN with its position (a cast to int64 would
+    report the label -9223372036854775808)."""
+    labels = torch.tensor([0.0, 2.0, float("nan")])
+    with pytest.raises(ValueError, match=r"labels contain NaN \(1 of 3, the first at position 2\)"):
+        tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, torch.zeros(3, 3))
+    whole = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels[:2], torch.zeros(2, 3))
+    assert abs(float(whole) - float(torch.log(torch.tensor(3.0)))) < 1e-6

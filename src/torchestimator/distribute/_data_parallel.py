@@ -110,7 +110,8 @@ class DataParallel:
         a Dataset is split with `Dataset.shard` (by file when it reads at least as many files as
         there are workers, else element-wise); other iterables by element."""
         shard = getattr(batches, "shard", None)
-        if callable(shard) and hasattr(batches, "element_spec"):
+        if callable(shard) and hasattr(type(batches), "element_spec"):  # asked of the type: the
+            # property may run a map function, whose own AttributeError hasattr would swallow
             return shard(self.world, self.rank)
         if isinstance(batches, (list, tuple)) and len(batches) == 1:
             _log.warning("input_fn returned one batch of tensors: every worker trains on it (shard it with "

@@ -84,12 +84,27 @@ def _weighted(losses: torch.Tensor, weights: Any, reduction: str) -> torch.Tenso
     return torch.where(nonzero > 0, total / nonzero.clamp_min(1), torch.zeros_like(total))
 
 
+def _check_no_nan_labels(labels: torch.Tensor, where: str) -> None:
+    """Raises ValueError naming the first NaN of float `labels` (casting one to int64 would
+    report it as the label -9223372036854775808)."""
+    nan = torch.isnan(labels.reshape(-1))
+    if bool(nan.any()):
+        position = int(nan.nonzero()[0, 0])
+        raise ValueError(
+            f"{where}: labels contain NaN ({int(nan.sum())} of {nan.numel()}, the first at "
+            f"position {position}). Labels must be class ids in [0, num_classes); fix or drop "
+            "the rows with missing labels."
+        )
+
+
 def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any = 1.0, scope: Any = None,
                                  loss_collection: Any = "losses",
                                  reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Cross-entropy between integer `labels` (batch,) and `logits` (batch, classes)."""
     if not isinstance(labels, torch.Tensor) or labels.device != logits.device:
         labels = torch.as_tensor(labels, device=logits.device)
+    if labels.is_floating_point():
+        _check_no_nan_labels(labels, "sparse_softmax_cross_entropy")
     labels = labels.long().reshape(-1)
     if labels.shape[0] != logits.shape[0]:
         raise ValueError(
