@@ -69,6 +69,8 @@ METADATA_SUFFIX = ".json"
 _TMP_PREFIX = ".tmp-ckpt-"
 _FORMAT_NAME = "torchestimator.checkpoint"
 METADATA_CHECKSUM = "metadata_sha256"
+#: The most bytes a checkpoint's metadata or the `checkpoint` index may hold (both are a few KB).
+MAX_JSON_BYTES = 64 << 20
 # The fields of the metadata written before `metadata_sha256` existed: a file without the
 # checksum is accepted (backward compatible) only if it holds no other field.
 _LEGACY_FIELDS = frozenset(
@@ -122,7 +124,12 @@ def _read_index(directory: str, latest_filename: str | None = None) -> dict[str,
     """Parses `<directory>/checkpoint`; returns None when it is missing or unreadable."""
     path = storage.join(directory, latest_filename or INDEX_FILENAME)
     try:
-        text = storage.read_bytes(path).decode("utf-8")
+        raw = storage.read_at_most(path, MAX_JSON_BYTES)
+        if raw is None:
+            _log.warning("Checkpoint index %s is larger than %d bytes, so not a checkpoint index; "
+                         "scanning the folder instead.", path, MAX_JSON_BYTES)
+            return None
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     state: dict[str, Any] = {
@@ -199,7 +206,21 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             "Pass a checkpoint prefix such as '<model_dir>/model.ckpt-<step>' or a model_dir."
         )
     try:
-        metadata = json.loads(storage.read_bytes(json_path).decode("utf-8"))
+        raw = storage.read_at_most(json_path, MAX_JSON_BYTES)
+    except OSError as e:
+        raise CorruptCheckpointError(f"Checkpoint metadata {json_path} cannot be read: {e}") from e
+    if raw is None:
+        raise CorruptCheckpointError(
+            f"Checkpoint metadata {json_path} is larger than {MAX_JSON_BYTES} bytes, far more than "
+            "any checkpoint's metadata: it is corrupt or was crafted, and is not read."
+        )
+    try:
+        metadata = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise CorruptCheckpointError(
+            f"Checkpoint metadata {json_path} is not a checkpoint's metadata: its JSON nests too "
+            "deeply to read (the file is corrupt or was crafted)."
+        ) from None
     except (OSError, ValueError) as e:
         raise CorruptCheckpointError(f"Checkpoint metadata {json_path} is not valid JSON: {e}") from e
     required = ("global_step", "sha256", "size_bytes", "format_version")
@@ -208,7 +229,14 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
             f"Checkpoint metadata {json_path} lacks one of the fields {list(required)}; "
             f"received keys {sorted(metadata) if isinstance(metadata, dict) else type(metadata).__name__}."
         )
-    _check_metadata_checksum(json_path, metadata)
+    try:
+        _check_metadata_checksum(json_path, metadata)
+    except RecursionError:  # nesting that json.loads took but the canonical dump cannot
+        raise CorruptCheckpointError(
+            f"Checkpoint metadata {json_path} is not a checkpoint's metadata: its JSON nests too "
+            "deeply to read (the file is corrupt or was crafted)."
+        ) from None
+    _check_metadata_types(json_path, metadata)
     if metadata["format_version"] > FORMAT_VERSION:
         raise CorruptCheckpointError(
             f"Checkpoint {prefix!r} has format_version {metadata['format_version']}, newer than the "
@@ -228,6 +256,36 @@ def _read_metadata(prefix: str) -> dict[str, Any]:
     if stored is not None and stored != metadata["global_step"]:
         _step_mismatch(json_path, metadata["global_step"], tensors_path, stored, "its header")
     return metadata
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: field -> (what it must be, the test) of a checkpoint's metadata (absent optional ones pass).
+_METADATA_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "format_version": ("an integer", _is_int),
+    "global_step": ("an integer of at most 64 bits", lambda v: _is_int(v) and abs(v) < 1 << 63),
+    "size_bytes": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    "sha256": ("64 hex digits", lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{64}", v) is not None),
+    "extra": ("a JSON object", lambda v: isinstance(v, dict)),
+    "timestamp": ("a number or null", lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))),
+    "format": ("a string", lambda v: isinstance(v, str)),
+    "tensors_file": ("a string", lambda v: isinstance(v, str)),
+}
+
+
+def _check_metadata_types(json_path: str, metadata: dict[str, Any]) -> None:
+    """CorruptCheckpointError naming the field, what it must be and what it is, for the first
+    field of `metadata` whose value has the wrong type (before any is compared or used)."""
+    for field_name, (want, ok) in _METADATA_TYPES.items():
+        if field_name in metadata and not ok(metadata[field_name]):
+            shown = repr(metadata[field_name])
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            raise CorruptCheckpointError(
+                f"Checkpoint metadata {json_path} is corrupt: its {field_name!r} must be {want}, "
+                f"it is {shown}. Restore the checkpoint from a good copy."
+            )
 
 
 def metadata_checksum(metadata: dict[str, Any]) -> str:

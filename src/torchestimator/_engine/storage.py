@@ -141,6 +141,21 @@ def read_bytes(path: str) -> bytes:
     return _naming_missing(path, fs.cat_file, p)
 
 
+def read_at_most(path: str, limit: int) -> bytes | None:
+    """The content of file `path` if it holds at most `limit` bytes, else None; never reads more
+    than `limit + 1` bytes, whatever the file's size (FileNotFoundError when missing)."""
+    pieces: list[bytes] = []
+    got = 0
+    with open_read(path) as f:
+        while got <= limit:  # each read asks for no more than has arrived (a read preallocates)
+            piece = f.read(min(limit + 1 - got, max(got, 64 << 10)))
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
+    return None if got > limit else b"".join(pieces)
+
+
 def open_read(path: str) -> Any:
     """A binary, seekable file object reading `path` (the caller closes it)."""
     if not is_url(path):

@@ -67,16 +67,24 @@ def _entries(block: bytes, path: str) -> list[tuple[bytes, bytes]]:
     (restarts,) = struct.unpack_from("<I", block, len(block) - 4)
     limit = len(block) - 4 - 4 * restarts
     if limit < 0:
-        raise TableError(f"{path}: a block claims {restarts} restart points, more than it holds")
+        raise TableError(f"{path}: a block of {len(block)} bytes claims {restarts} restart points "
+                         f"({4 * restarts} bytes), more than it holds")
     out = []
     pos = 0
     key = b""
     while pos < limit:
-        shared, pos = _varint(block, pos)
-        unshared, pos = _varint(block, pos)
-        length, pos = _varint(block, pos)
+        start = pos
+        try:
+            shared, pos = _varint(block, pos)
+            unshared, pos = _varint(block, pos)
+            length, pos = _varint(block, pos)
+        except TableError as e:
+            raise TableError(f"{path}: the block entry at byte {start} of its block is corrupt ({e})") from e
         if shared > len(key) or pos + unshared + length > limit:
-            raise TableError(f"{path}: a block entry is malformed")
+            raise TableError(
+                f"{path}: the block entry at byte {start} of its block is malformed: it shares "
+                f"{shared} bytes of the previous {len(key)}-byte key and claims {unshared}+{length} "
+                f"bytes of key and value, {limit - pos} are left before the restart points")
         key = key[:shared] + block[pos:pos + unshared]
         pos += unshared
         out.append((key, block[pos:pos + length]))
@@ -101,7 +109,11 @@ def read_table(data: bytes, path: str) -> list[tuple[bytes, bytes]]:
     except TableError as e:
         raise TableError(f"{path}: its footer is corrupt ({e})") from e
     out: list[tuple[bytes, bytes]] = []
-    for _, handle in _entries(_block(data, index_offset, index_size, path, "index"), path):
-        offset, size, _ = _handle(handle, 0)
+    for key, handle in _entries(_block(data, index_offset, index_size, path, "index"), path):
+        try:
+            offset, size, _ = _handle(handle, 0)
+        except TableError as e:
+            raise TableError(f"{path}: the index block's handle of the data block ending at key "
+                             f"{key!r} is corrupt ({e})") from e
         out.extend(_entries(_block(data, offset, size, path, "data"), path))
     return out

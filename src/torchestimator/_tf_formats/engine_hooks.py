@@ -11,7 +11,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._tf_formats.tensor_bundle import TensorBundle, is_tf_checkpoint
+from torchestimator._tf_formats.tensor_bundle import (
+    TensorBundle,
+    TFCheckpointError,
+    is_tf_checkpoint,
+)
 
 FORMAT_NAME = "tensorflow"
 __all__ = ["FORMAT_NAME", "is_tf", "list_tf_variables", "load_tf_checkpoint", "load_tf_variable",
@@ -25,8 +29,15 @@ def is_tf(prefix: str, ours_suffix: str = ".json") -> bool:
 
 
 def _step(bundle: TensorBundle) -> int:
+    """The checkpoint's step: its scalar `global_step` tensor, else the `-<step>` of its name."""
     if "global_step" in bundle.entries and bundle.shape("global_step") in ([], [1]):
-        return int(np.asarray(bundle.get_tensor("global_step")).reshape(()))
+        value = np.asarray(bundle.get_tensor("global_step")).reshape(())
+        if value.dtype.kind not in "iu" and not (value.dtype.kind == "f" and np.isfinite(value)):
+            raise TFCheckpointError(
+                f"TensorFlow checkpoint {bundle.index_path}: its 'global_step' tensor is "
+                f"{bundle.dtype_name('global_step')} {value!r}, not an integer: the file is corrupt."
+            )
+        return int(value)
     m = re.search(r"-(\d+)$", bundle.prefix)
     return int(m.group(1)) if m else 0
 

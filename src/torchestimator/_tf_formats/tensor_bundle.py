@@ -15,6 +15,7 @@ its CRC32C; slices joined into the full tensor), `read_all()` every tensor in fi
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import struct
 from collections.abc import Iterator
@@ -27,6 +28,8 @@ from torchestimator._tf_formats._crc32c import crc32c, crc32c_array, mask
 from torchestimator._tf_formats._sstable import TableError, read_table
 
 INDEX_SUFFIX = ".index"
+#: The most dimensions a tensor of a TF checkpoint may have here: numpy's limit (64 from numpy 2).
+MAX_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
 __all__ = ["TFCheckpointError", "TensorBundle", "data_path", "is_tf_checkpoint"]
 
 
@@ -98,7 +101,12 @@ class TensorBundle:
                 f"TensorFlow checkpoint index {self.index_path} has no header (num_shards "
                 f"{self.num_shards}): it is corrupt or not a checkpoint index."
             )
+        for name, entry in self.entries.items():
+            _check_entry(self.index_path, name, entry, self.num_shards)
+        for key, entry in self._slice_entries.items():
+            _check_entry(self.index_path, f"slice {key!r}", entry, self.num_shards)
         self._files: dict[int, Any] = {}
+        self._sizes: dict[int, int] = {}
 
     # -- metadata ------------------------------------------------------------------------
 
@@ -140,7 +148,16 @@ class TensorBundle:
                     f"'{os.path.basename(self.prefix)}.data-*' file along with the .index file."
                 ) from None
             self._files[shard] = f
+            self._sizes[shard] = os.fstat(f.fileno()).st_size
         return f
+
+    def _check_in_shard(self, name: str, entry: Any) -> None:
+        """TFCheckpointError unless bytes `offset..offset+size` of `entry` lie inside its data
+        shard, checked before anything is allocated for the tensor."""
+        self._shard(entry.shard_id)
+        end = entry.offset + entry.size
+        if end > self._sizes[entry.shard_id]:
+            raise self._truncated(name, entry, 0)
 
     def close(self) -> None:
         """Closes the data shards opened so far."""
@@ -155,16 +172,18 @@ class TensorBundle:
         self.close()
 
     def _truncated(self, name: str, entry: Any, got: int) -> TFCheckpointError:
+        ends = self._sizes.get(entry.shard_id, entry.offset + got)
         return TFCheckpointError(
             f"TensorFlow checkpoint {data_path(self.prefix, entry.shard_id, self.num_shards)} is "
-            f"truncated: tensor {name!r} needs bytes {entry.offset}..{entry.offset + entry.size}, "
-            f"the file ends at {entry.offset + got}."
+            f"truncated or its index is corrupt: tensor {name!r} needs bytes {entry.offset}.."
+            f"{entry.offset + entry.size}, the file ends at {ends}."
         )
 
     def _read(self, name: str, entry: Any, bfloat16_bits: bool = False) -> np.ndarray:
         """The value stored for `entry` (one tensor or one slice), its CRC32C checked. Numeric
         values are read straight into their array (no intermediate copy)."""
         shape = tuple(int(d.size) for d in entry.shape.dim)
+        self._check_in_shard(name, entry)
         f = self._shard(entry.shard_id)
         f.seek(entry.offset)
         if entry.dtype == _dtypes.STRING:
@@ -182,12 +201,12 @@ class TensorBundle:
                 f"{_dtypes.dtype_name(entry.dtype)}, which holds no plain values (a resource or "
                 "variant: a dataset iterator or lookup table state); it cannot be read."
             )
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         if count * spec[1].itemsize != entry.size:
             raise TFCheckpointError(
-                f"Tensor {name!r} of TensorFlow checkpoint {self.prefix!r} has {entry.size} bytes, "
-                f"its shape {list(shape)} and dtype {spec[0]} need {count * spec[1].itemsize}: the "
-                "index is corrupt."
+                f"Tensor {name!r} of TensorFlow checkpoint index {self.index_path} has {entry.size} "
+                f"bytes, its shape {list(shape)} and dtype {spec[0]} need "
+                f"{count * spec[1].itemsize}: the index is corrupt."
             )
         array = np.empty(count, dtype=spec[1])
         got = f.readinto(memoryview(array).cast("B")) if entry.size else 0
@@ -217,13 +236,12 @@ class TensorBundle:
         return self._read(name, entry, bfloat16_bits)
 
     def _join(self, name: str, entry: Any, bfloat16_bits: bool = False) -> np.ndarray:
+        """A partitioned tensor, its slices checked against its shape (inside it, covering it,
+        each stored with the slice's shape and the tensor's dtype) before any is read."""
         shape = [int(d.size) for d in entry.shape.dim]
-        pieces = []
+        planned = []
         for tensor_slice in entry.slices:
-            extents = []
-            for extent in tensor_slice.extent:
-                length = extent.length if extent.HasField("length") else -1
-                extents.append((int(extent.start), int(length)))
+            extents = _extents(self.index_path, name, tensor_slice, shape)
             key = _ordered_code.tensor_name_slice(name, extents)
             piece_entry = self._slice_entries.get(key)
             if piece_entry is None:
@@ -231,9 +249,17 @@ class TensorBundle:
                     f"TensorFlow checkpoint {self.index_path} is corrupt: partitioned tensor {name!r} "
                     f"lists the slice {extents} but the index holds no entry for it."
                 )
-            pieces.append((extents, self._read(name, piece_entry, bfloat16_bits)))
+            _check_piece(self.index_path, name, entry, extents, piece_entry, shape)
+            planned.append((extents, piece_entry))
+        covered = sum(_volume(extents, shape) for extents, _ in planned)
+        if covered != math.prod(shape):
+            raise TFCheckpointError(
+                f"TensorFlow checkpoint index {self.index_path} is corrupt: the slices of partitioned "
+                f"tensor {name!r} hold {covered} elements, its shape {shape} has {math.prod(shape)}."
+            )
+        pieces = [(extents, self._read(name, piece, bfloat16_bits)) for extents, piece in planned]
         dtype = pieces[0][1].dtype if pieces else np.float32
-        out = np.empty(shape, dtype=dtype)
+        out = np.zeros(shape, dtype=dtype)  # zeros: no stale memory shows through a gap
         for extents, value in pieces:
             index = tuple(
                 slice(None) if length < 0 else slice(start, start + length) for start, length in extents
@@ -265,7 +291,12 @@ def _crc_error(bundle: TensorBundle, name: str, entry: Any) -> TFCheckpointError
 def _strings(name: str, data: bytes, shape: tuple, prefix: str) -> tuple[np.ndarray, int]:
     """The elements of a string tensor and the CRC32C TF records for it (over each length as a
     little-endian uint32 (uint64 above 4 GiB), the masked length checksum, then the bytes)."""
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
+    if count > len(data):  # each element takes at least one byte (its length)
+        raise TFCheckpointError(
+            f"String tensor {name!r} of TensorFlow checkpoint {prefix!r} is corrupt: its shape "
+            f"{list(shape)} has {count} elements, more than its {len(data)} bytes can hold."
+        )
     lengths = []
     pos = 0
     try:
@@ -278,6 +309,11 @@ def _strings(name: str, data: bytes, shape: tuple, prefix: str) -> tuple[np.ndar
                 if byte < 0x80:
                     break
                 shift += 7
+                if shift > 63:
+                    raise TFCheckpointError(
+                        f"String tensor {name!r} of TensorFlow checkpoint {prefix!r} is corrupt: the "
+                        f"length of element {len(lengths)} is a varint longer than 10 bytes."
+                    )
             lengths.append(value)
         (length_crc,) = struct.unpack_from("<I", data, pos)
     except (IndexError, struct.error):
@@ -307,3 +343,62 @@ def _strings(name: str, data: bytes, shape: tuple, prefix: str) -> tuple[np.ndar
             f"{pos} bytes, its entry {len(data)}."
         )
     return out.reshape(shape), crc
+
+
+def _index_error(index_path: str, name: str, what: str) -> TFCheckpointError:
+    return TFCheckpointError(
+        f"TensorFlow checkpoint index {index_path} is corrupt: the entry of tensor {name!r} {what}. "
+        "Restore the checkpoint from a good copy; a file that was crafted must not be loaded."
+    )
+
+
+def _check_entry(index_path: str, name: str, entry: Any, num_shards: int) -> None:
+    """TFCheckpointError unless `entry`'s shard id, offset, size and shape are possible: shard
+    in `0..num_shards-1`, offset and size not negative, at most `MAX_RANK` dims none negative."""
+    if not 0 <= entry.shard_id < num_shards:
+        raise _index_error(index_path, name, f"names data shard {entry.shard_id}, but the header "
+                           f"says there are {num_shards} (ids 0..{num_shards - 1})")
+    if entry.offset < 0:
+        raise _index_error(index_path, name, f"has offset {entry.offset}; it must be >= 0")
+    if entry.size < 0:
+        raise _index_error(index_path, name, f"has size {entry.size}; it must be >= 0")
+    dims = [int(d.size) for d in entry.shape.dim]
+    if len(dims) > MAX_RANK:
+        raise _index_error(index_path, name, f"has {len(dims)} dimensions; at most {MAX_RANK} are read")
+    if any(d < 0 for d in dims):
+        raise _index_error(index_path, name, f"has shape {dims}; every dimension must be >= 0")
+
+
+def _extents(index_path: str, name: str, tensor_slice: Any, shape: list[int]) -> list[tuple[int, int]]:
+    """`(start, length)` per dimension of one slice of partitioned tensor `name` (length -1: the
+    whole dimension); TFCheckpointError unless it has one extent per dimension, inside `shape`."""
+    if len(tensor_slice.extent) != len(shape):
+        raise _index_error(index_path, name, f"has a slice of {len(tensor_slice.extent)} dimensions; "
+                           f"its shape {shape} has {len(shape)}")
+    extents = []
+    for extent, dim in zip(tensor_slice.extent, shape):
+        start = int(extent.start)
+        length = int(extent.length) if extent.HasField("length") else -1
+        if start < 0 or length < -1 or (length == -1 and start != 0) or start + max(length, 0) > dim:
+            raise _index_error(index_path, name, f"has the slice extent start={start} length={length}, "
+                               f"outside its dimension of size {dim}")
+        extents.append((start, length))
+    return extents
+
+
+def _volume(extents: list[tuple[int, int]], shape: list[int]) -> int:
+    """The number of elements of a slice (length -1 meaning the whole dimension)."""
+    return math.prod(dim if length < 0 else length for (_, length), dim in zip(extents, shape))
+
+
+def _check_piece(index_path: str, name: str, entry: Any, extents: list[tuple[int, int]],
+                 piece: Any, shape: list[int]) -> None:
+    """TFCheckpointError unless the entry of a slice has the slice's shape and the tensor's dtype."""
+    want = [dim if length < 0 else length for (_, length), dim in zip(extents, shape)]
+    got = [int(d.size) for d in piece.shape.dim]
+    if got != want:
+        raise _index_error(index_path, name, f"has the slice {extents} stored with shape {got}; the "
+                           f"slice needs {want}")
+    if piece.dtype != entry.dtype:
+        raise _index_error(index_path, name, f"has dtype {_dtypes.dtype_name(entry.dtype)} but its "
+                           f"slice {extents} is stored as {_dtypes.dtype_name(piece.dtype)}")

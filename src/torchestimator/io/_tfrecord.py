@@ -17,6 +17,7 @@ byte offset of the record. CRC32C is Google's C implementation
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import struct
 import zlib
@@ -33,6 +34,7 @@ _FOOTER = struct.Struct("<I")
 _MASK_DELTA = 0xA282EAD8
 _DEFAULT_BUFFER = 256 * 1024
 _BLOCK_RECORDS = 4096
+_MAX_PIECE = 64 << 20  # the most one read of a long record asks for
 
 
 def masked_crc32c(data: bytes) -> int:
@@ -172,7 +174,10 @@ def read_records(path: str, compression_type: str = "", buffer_size: int = _DEFA
     """Yields the records of one TFRecord file in lists (up to a few thousand at a time).
 
     Raises `tf.errors.DataLossError` naming the file and offset on a CRC
-    mismatch or a truncated record.
+    mismatch or a truncated record. A record's length field is checked against
+    the bytes left in the file before its data is read, and a long record is
+    read in pieces of at most 64 MiB, so a crafted length allocates nothing
+    beyond what the file (or its decompressed stream) really holds.
     """
     from torchestimator.data.files import open_binary
 
@@ -193,6 +198,8 @@ def read_records(path: str, compression_type: str = "", buffer_size: int = _DEFA
                     raise _corrupt(path, base + pos, "the length's CRC does not match", compressed)
                 end = pos + 16 + length
                 if end > size:
+                    if not compressed:
+                        _check_length(f, path, base + pos, length)
                     need = end - pos
                     break
                 data = buf[pos + 12:end - 4]
@@ -206,19 +213,64 @@ def read_records(path: str, compression_type: str = "", buffer_size: int = _DEFA
             if out:
                 yield out
                 continue
-            try:
-                chunk = f.read(max(buffer_size, need - (size - pos)))
-            except (OSError, EOFError, ValueError, zlib.error) as e:
-                raise DataLossError(f"cannot read TFRecord file {path!r} after byte {base + size}"
-                                    f" ({compression_type or 'uncompressed'}): {e}") from None
-            if not chunk:
+            chunks = _read_pieces(f, path, compression_type, base + size,
+                                  max(buffer_size, need - (size - pos)), buffer_size)
+            if not chunks:
                 if pos < size:
-                    raise _corrupt(path, base + pos, f"truncated record ({size - pos} bytes left "
-                                   "at the end of the file)", compressed)
+                    raise _corrupt(path, base + pos, _truncation(buf, pos, size), compressed)
                 return
-            buf = buf[pos:] + chunk
+            buf = b"".join([buf[pos:], *chunks])
             base += pos
             pos = 0
+
+
+def _read_pieces(f: Any, path: str, compression_type: str, at: int, want: int,
+                 first: int) -> list[bytes]:
+    """Up to `want` bytes of `f` as a list of pieces ([] at the end of the file). The first
+    read asks for `first` bytes at most, each later one for no more than has been read so far
+    (and `_MAX_PIECE`), so a crafted record length never sizes an allocation: what is
+    allocated stays within twice what the file (or its decompressed stream) really holds."""
+    pieces: list[bytes] = []
+    got = 0
+    try:
+        while want > 0:
+            piece = f.read(min(want, _MAX_PIECE, max(first, got)))
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
+            want -= len(piece)
+    except (OSError, EOFError, ValueError, zlib.error) as e:
+        raise DataLossError(f"cannot read TFRecord file {path!r} after byte {at}"
+                            f" ({compression_type or 'uncompressed'}): {e}") from None
+    return pieces
+
+
+def _file_size(f: Any) -> int | None:
+    """The size of the open (uncompressed, local) file `f`; None when it has no file number."""
+    try:
+        return os.fstat(f.fileno()).st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _check_length(f: Any, path: str, offset: int, length: int) -> None:
+    """DataLossError when the record at `offset` claims more data than the file has left."""
+    total = _file_size(f)
+    if total is not None and offset + 16 + length > total:
+        left = max(total - offset - 16, 0)
+        raise _corrupt(path, offset, f"truncated record: its length field says {length} bytes "
+                       f"but only {left} follow it before the end of the file ({total} bytes)",
+                       False)
+
+
+def _truncation(buf: bytes, pos: int, size: int) -> str:
+    """What is wrong with the incomplete record at the end of a file."""
+    if size - pos < 12:
+        return f"truncated record ({size - pos} bytes left at the end of the file)"
+    (length,) = struct.unpack_from("<Q", buf, pos)
+    return (f"truncated record: its length field says {length} bytes but only "
+            f"{max(size - pos - 16, 0)} follow it before the end of the file")
 
 
 def tf_record_iterator(path: Any, options: Any = None) -> Iterator[bytes]:
