@@ -105,11 +105,24 @@ def test_vocabulary_file(tmp_path):
 
 def test_vocabulary_file_tfrecord_gzip(tmp_path):
     path = tmp_path / "vocab.tfrecord.gz"
-    with gzip.open(path, "wb") as f:
+    with tf.io.TFRecordWriter(str(path), options="GZIP") as writer:
         for word in (b"a", b"bb"):
-            f.write(struct.pack("<Q", len(word)) + b"\0" * 4 + word + b"\0" * 4)
+            writer.write(word)
     col = fc.categorical_column_with_vocabulary_file("c", str(path))
     assert col.file_format == "tfrecord_gzip" and ids_of(col, np.array(["bb", "a"]))[0] == [1, 0]
+
+
+def test_vocabulary_file_tfrecord_gzip_crafted_length_is_a_clear_error(tmp_path):
+    """A record whose length field claims 2^63 bytes (with a valid length CRC) is a DataLossError
+    naming the file, not an allocation of that size or a bare OverflowError."""
+    from torchestimator.io._tfrecord import masked_crc32c
+
+    length = struct.pack("<Q", 1 << 63)
+    path = tmp_path / "vocab.tfrecord.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(length + struct.pack("<I", masked_crc32c(length)) + b"a" * 64)
+    with pytest.raises(tf.errors.DataLossError, match="vocab.tfrecord.gz"):
+        fc.categorical_column_with_vocabulary_file("c", str(path))
 
 
 def test_vocabulary_file_errors_name_the_path(tmp_path):

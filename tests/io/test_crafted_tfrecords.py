@@ -144,3 +144,26 @@ def test_a_long_record_still_reads_whole(tmp_path, compression):
             writer.write(record)
     assert _iterate(path, compression) == records
     assert _dataset(path, compression) == records
+
+
+def test_a_zlib_bomb_is_decompressed_in_bounded_pieces(tmp_path):
+    """A ZLIB file of ~128 KiB that expands to 128 MiB: reading its first bytes decompresses at
+    most one piece of about a megabyte, not the whole expansion of the first compressed chunk."""
+    from torchestimator.data.files import open_binary
+
+    compressor = zlib.compressobj(9)
+    zeros = b"\0" * (1 << 20)
+    bomb = b"".join(compressor.compress(zeros) for _ in range(128)) + compressor.flush()
+    path = tmp_path / "bomb.zlib"
+    path.write_bytes(bomb)
+    assert len(bomb) < 1 << 20  # one read of the reader's chunk holds the whole file
+    with crafted_guard(tmp_path):
+        tracemalloc.start()
+        try:
+            with open_binary(str(path), "ZLIB") as f:
+                head = f.read(1024)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert head == b"\0" * 1024
+    assert peak < 16 << 20, f"decompressing the first KiB of a zlib bomb peaked at {peak} bytes"

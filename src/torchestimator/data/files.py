@@ -124,14 +124,17 @@ class _ZlibReader(io.RawIOBase):
         return True
 
     def readinto(self, b: Any) -> int:
+        """Decompresses at most `chunk` bytes at a time (a zlib bomb's megabyte of input would
+        otherwise expand into one allocation of about a gigabyte); the input not yet
+        decompressed waits in the decompressor's `unconsumed_tail`."""
         while not self._buf:
-            raw = self._f.read(self._chunk)
+            raw = self._d.unconsumed_tail or self._f.read(self._chunk)
             if not raw:
                 self._buf = self._d.flush()
                 if not self._buf:
                     return 0
                 break
-            self._buf = self._d.decompress(raw)
+            self._buf = self._d.decompress(raw, self._chunk)
         n = min(len(b), len(self._buf))
         b[:n] = self._buf[:n]
         self._buf = self._buf[n:]

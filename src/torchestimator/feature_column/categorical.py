@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gzip
 import os
-import struct
 from typing import Any
 
 import numpy as np
@@ -374,21 +372,11 @@ def categorical_column_with_vocabulary_list(
 
 
 def _read_tfrecord_gzip(path: str) -> list[bytes]:
-    """Reads the records of a GZIP TFRecord file (length, crc, data, crc framing)."""
-    records = []
-    with gzip.open(path, "rb") as f:
-        while True:
-            header = f.read(12)
-            if not header:
-                break
-            if len(header) < 12:
-                raise ValueError(f"Truncated TFRecord header in vocabulary file {path}")
-            (length,) = struct.unpack("<Q", header[:8])
-            data = f.read(length)
-            if len(data) < length or len(f.read(4)) < 4:
-                raise ValueError(f"Truncated TFRecord record in vocabulary file {path}")
-            records.append(data)
-    return records
+    """Reads the records of a GZIP TFRecord vocabulary file with the package's TFRecord reader
+    (CRCs checked; a length field is never trusted beyond the bytes the stream holds)."""
+    from torchestimator.io._tfrecord import read_records
+
+    return [record for block in read_records(path, "GZIP") for record in block]
 
 
 def _load_vocabulary_file(path: str, file_format: str | None, column: str) -> list[str]:
