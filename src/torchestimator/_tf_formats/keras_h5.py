@@ -56,6 +56,37 @@ def _weighted_layers(model: Any) -> list:
 
 # ---------------------------------------------------------------------------------- legacy
 
+#: A dataset may hold at most this many times the bytes it occupies in the file (HDF5's
+#: compression filters; Keras writes weights uncompressed) ...
+MAX_DATASET_EXPANSION = 100
+#: ... or this many bytes, whichever is more (small datasets, metadata overhead).
+SMALL_DATASET_BYTES = 2**20
+
+
+def _source_of(node: Any) -> str:
+    """The file name behind an h5py group or dataset (for errors)."""
+    return str(getattr(getattr(node, "file", None), "filename", "") or "the weights file")
+
+
+def _read_dataset(dataset: Any, source: str) -> np.ndarray:
+    """Returns an HDF5 dataset's array after checking the bytes its header declares against the
+    bytes it occupies in the file (an HDF5 header can declare any shape, its values "filled"
+    without storage): ValueError naming `source`, the dataset, its shape and sizes otherwise."""
+    shape = getattr(dataset, "shape", None)
+    if shape is None or not hasattr(dataset, "id"):
+        raise ValueError(f"{source}: {getattr(dataset, 'name', dataset)!r} is not a dataset "
+                         "(weights are arrays); the file is damaged or not a Keras weights file.")
+    declared = int(np.prod(shape, dtype=np.float64) * dataset.dtype.itemsize)
+    stored = int(dataset.id.get_storage_size())
+    if declared > max(SMALL_DATASET_BYTES, MAX_DATASET_EXPANSION * stored):
+        raise ValueError(
+            f"{source}: weight {dataset.name!r} declares shape {tuple(shape)} ({declared} bytes) "
+            f"but occupies {stored} bytes in the file. Refusing to read it: the file is damaged "
+            "or crafted."
+        )
+    return np.asarray(dataset)
+
+
 
 def _legacy_groups(group: Any, source: str) -> list[tuple[str, list[np.ndarray]]]:
     if "layer_names" not in group.attrs:
@@ -69,7 +100,7 @@ def _legacy_groups(group: Any, source: str) -> list[tuple[str, list[np.ndarray]]
         layer_group = group[name]
         names = [_text(n) for n in layer_group.attrs.get("weight_names", [])]
         if names:
-            out.append((name, [np.asarray(layer_group[n]) for n in names]))
+            out.append((name, [_read_dataset(layer_group[n], source) for n in names]))
     return out
 
 
@@ -145,7 +176,8 @@ def _v3_values(group: Any) -> list[np.ndarray]:
     keys = sorted(group.keys(), key=lambda k: (_CHILD_ORDER.get(k, 10), k))
     for key in keys:
         if key == "vars":
-            values += [np.asarray(group["vars"][i]) for i in sorted(group["vars"].keys(), key=int)]
+            values += [_read_dataset(group["vars"][i], _source_of(group))
+                       for i in sorted(group["vars"].keys(), key=int)]
         elif key == "layer" and "forward_layer" in group:
             continue  # Bidirectional's template layer: its weights are the forward/backward ones
         else:
@@ -212,28 +244,45 @@ def _compile(model: Any, training_config: dict, source: str) -> None:
                       f"{error}); call model.compile() before training it.", stacklevel=3)
 
 
-def load_model_h5(path: str, custom_objects: dict | None = None, compile: bool = True) -> Any:
+def load_model_h5(path: str, custom_objects: dict | None = None, compile: bool = True,
+                  safe_mode: bool = True) -> Any:
     """`tf.keras.models.load_model(path)` for a Keras 2 HDF5 model file (`model_config` +
-    `model_weights`): the architecture rebuilt from its config, its weights loaded, and with
-    `compile=True` compiled as its `training_config` says (the optimizer starts afresh)."""
+    `model_weights`): the architecture rebuilt from its config (in safe mode unless
+    `safe_mode=False`: see `load_model`), within an allocation budget of the file's size, its
+    weights loaded, and with `compile=True` compiled as its `training_config` says (the
+    optimizer starts afresh). Errors name `path`."""
     from torchestimator._tf_formats.keras_config import from_keras2_config
-    from torchestimator.keras.saving import _registry
+    from torchestimator.keras.saving import _limits, _registry
+    from torchestimator.keras.saving.saving_lib import build_from_config
 
     h5py = _h5py()
-    with h5py.File(path, "r") as f:
+    with _registry.safe_mode_scope(safe_mode), h5py.File(path, "r") as f:
         if "model_config" not in f.attrs:
             raise ValueError(
                 f"{path} holds no model config (the 'model_config' attribute): it is a weights "
                 "file (model.save_weights). Build the model and call model.load_weights() instead."
             )
-        config = json.loads(_text(f.attrs["model_config"]))
-        model = _registry.deserialize_keras_object(from_keras2_config(config),
-                                                   custom_objects=custom_objects)
+        config = _json_attribute(f.attrs["model_config"], path, "model_config")
+        model = build_from_config(from_keras2_config(config), path, _limits.path_bytes(path),
+                                  custom_objects)
         _load_legacy(model, f["model_weights"], path, by_name=False, skip_mismatch=False)
         training = f.attrs.get("training_config")
-    if compile and training is not None:
-        _compile(model, json.loads(_text(training)), path)
+        if compile and training is not None:
+            _compile(model, _json_attribute(training, path, "training_config"), path)
     return model
+
+
+def _json_attribute(value: Any, source: str, what: str) -> dict:
+    """The JSON object in an HDF5 attribute; ValueError naming `source` and `what` otherwise."""
+    try:
+        parsed = json.loads(_text(value))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"{source}: its {what} attribute is not JSON ({error}); the file is "
+                         "damaged.") from error
+    if not isinstance(parsed, dict):
+        raise ValueError(f"{source}: its {what} attribute is not a JSON object; the file is "
+                         "damaged.")
+    return parsed
 
 
 KERAS_ARCHIVE_WEIGHTS = "model.weights.h5"
@@ -251,27 +300,34 @@ def is_keras2_archive(path: str) -> bool:
     return KERAS_ARCHIVE_WEIGHTS in names and "config.json" in names
 
 
-def load_keras2_archive(path: str, custom_objects: dict | None = None, compile: bool = True) -> Any:
+def load_keras2_archive(path: str, custom_objects: dict | None = None, compile: bool = True,
+                        safe_mode: bool = True) -> Any:
     """`tf.keras.models.load_model(path)` for a `.keras` archive written by Keras 2.15
-    (`config.json`, `metadata.json`, `model.weights.h5`): the model rebuilt from its config,
-    its weights loaded, compiled as its `compile_config` says (the optimizer starts afresh)."""
+    (`config.json`, `metadata.json`, `model.weights.h5`): the model rebuilt from its config (in
+    safe mode unless `safe_mode=False`), its members read within the archive size limits, its
+    weights loaded, compiled as its `compile_config` says (the optimizer starts afresh)."""
     import io
     import zipfile
 
     from torchestimator._tf_formats.keras_config import from_keras2_config
-    from torchestimator.keras.saving import _registry
+    from torchestimator.keras.saving import _limits, _registry
+    from torchestimator.keras.saving.saving_lib import build_from_config
 
     h5py = _h5py()
     with zipfile.ZipFile(path) as archive:
-        config = json.loads(archive.read("config.json"))
-        weights = archive.read(KERAS_ARCHIVE_WEIGHTS)
-    model = _registry.deserialize_keras_object(
-        from_keras2_config({k: config[k] for k in ("class_name", "config") if k in config}),
-        custom_objects=custom_objects)
-    with h5py.File(io.BytesIO(weights), "r") as f:
-        load_keras_v3_weights(model, f, f"{path}/{KERAS_ARCHIVE_WEIGHTS}")
-    compile_config = config.get("compile_config")
-    if compile and isinstance(compile_config, dict):
-        optimizer = compile_config.get("optimizer")
-        _compile(model, {**compile_config, "optimizer_config": optimizer}, path)
+        config = json.loads(_limits.read_member(archive, "config.json", path,
+                                                _limits.MAX_JSON_MEMBER_BYTES))
+        weights = _limits.read_member(archive, KERAS_ARCHIVE_WEIGHTS, path)
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: config.json is not a model config (the file may be corrupt)")
+    with _registry.safe_mode_scope(safe_mode):
+        model = build_from_config(
+            from_keras2_config({k: config[k] for k in ("class_name", "config") if k in config}),
+            path, len(weights), custom_objects)
+        with h5py.File(io.BytesIO(weights), "r") as f:
+            load_keras_v3_weights(model, f, f"{path}/{KERAS_ARCHIVE_WEIGHTS}")
+        compile_config = config.get("compile_config")
+        if compile and isinstance(compile_config, dict):
+            optimizer = compile_config.get("optimizer")
+            _compile(model, {**compile_config, "optimizer_config": optimizer}, path)
     return model

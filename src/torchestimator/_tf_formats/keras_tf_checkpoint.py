@@ -136,14 +136,17 @@ def is_keras_savedmodel(path: str) -> bool:
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, METADATA_FILE))
 
 
-def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile: bool = True) -> Any:
+def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile: bool = True,
+                          safe_mode: bool = True) -> Any:
     """`tf.keras.models.load_model(dir)` for a Keras 2 SavedModel directory: the model rebuilt
-    from the root's config in `keras_metadata.pb`, its weights read from
+    from the root's config in `keras_metadata.pb` (in safe mode unless `safe_mode=False`: see
+    `load_model`; within an allocation budget of the directory's size), its weights read from
     `variables/variables.index`, compiled as its training config says."""
     global _SavedMetadata
     from torchestimator._tf_formats.keras_config import from_keras2_config
     from torchestimator._tf_formats.keras_h5 import _compile
-    from torchestimator.keras.saving import _registry
+    from torchestimator.keras.saving import _limits, _registry
+    from torchestimator.keras.saving.saving_lib import build_from_config
 
     if _SavedMetadata is None:
         _SavedMetadata = _saved_metadata_class()
@@ -155,6 +158,9 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
         metadata = json.loads(root.metadata)
     except Exception as e:  # DecodeError, StopIteration, JSON errors
         raise ValueError(f"{path}/{METADATA_FILE} cannot be read as Keras metadata ({type(e).__name__}: {e}).") from e
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{path}/{METADATA_FILE}: the root's metadata is not a JSON object; the "
+                         "file is damaged.")
     config = metadata.get("model_config") or {"class_name": metadata.get("class_name"),
                                               "config": metadata.get("config")}
     if not isinstance(config.get("config"), dict):
@@ -163,9 +169,11 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
             "saved without get_config()); build the model in Python and call "
             f"model.load_weights('{os.path.join(path, 'variables', 'variables')}')."
         )
-    model = _registry.deserialize_keras_object(from_keras2_config(config), custom_objects=custom_objects)
-    load_weights_tf_checkpoint(model, os.path.join(path, "variables", "variables"))
-    training = metadata.get("training_config")
-    if compile and isinstance(training, dict):
-        _compile(model, training, path)
+    with _registry.safe_mode_scope(safe_mode):
+        model = build_from_config(from_keras2_config(config), path, _limits.path_bytes(path),
+                                  custom_objects)
+        load_weights_tf_checkpoint(model, os.path.join(path, "variables", "variables"))
+        training = metadata.get("training_config")
+        if compile and isinstance(training, dict):
+            _compile(model, training, path)
     return model

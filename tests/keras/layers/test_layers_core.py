@@ -277,15 +277,26 @@ def test_lambda_picks_the_right_lambda_on_a_shared_line_and_uses_globals():
     assert first.get_config()["function"]["config"]["source"] == "lambda t: t + 1"
 
 
-def test_lambda_named_function_loads_in_safe_mode():
+def test_lambda_named_function_loads_in_safe_mode_only_when_allowed():
+    # Keras 3's rule: in safe mode a user function (saved by module + name) is not imported
+    # from the module the config names; it loads when passed in custom_objects or registered,
+    # or with safe_mode=False. The package's own pure tensor functions load as they are.
     layer = layers.Lambda(_double)
     config = layer.get_config()
     assert config["function"] == "_double" and config["function_type"] == "function"
     x = torch.randn(3)
-    torch.testing.assert_close(layers.Lambda.from_config(config)(x), x * 2)
+    with pytest.raises(ValueError, match="_double.*safe_mode=False"):
+        layers.Lambda.from_config(config)
+    torch.testing.assert_close(
+        layers.Lambda.from_config(config, custom_objects={"_double": _double})(x), x * 2)
+    torch.testing.assert_close(layers.Lambda.from_config(config, safe_mode=False)(x), x * 2)
+    from torchestimator.keras import activations
+
+    relu = layers.Lambda(activations.relu).get_config()
+    torch.testing.assert_close(layers.Lambda.from_config(relu)(x), torch.relu(x))
     config["function"] = "no_such_function"
     with pytest.raises(ValueError, match="no_such_function"):
-        layers.Lambda.from_config(config)
+        layers.Lambda.from_config(config, safe_mode=False)
 
 
 def test_lambda_rejects_non_callable():

@@ -83,13 +83,30 @@ def _load_builtins() -> None:
 
 def get_registered_object(name: str, custom_objects: dict[str, Any] | None = None) -> Any:
     """Returns the class or function registered under `name`, or None."""
+    found = get_user_object(name, custom_objects)
+    return found if found is not None or not isinstance(name, str) else _BUILTIN.get(name)
+
+
+def get_user_object(name: str, custom_objects: dict[str, Any] | None = None) -> Any:
+    """Returns the object the user made loadable under `name` (in `custom_objects`, an active
+    `custom_object_scope`, or registered with `register_keras_serializable`), or None."""
+    if not isinstance(name, str):
+        return None
     if custom_objects and name in custom_objects:
         return custom_objects[name]
     scoped = getattr(_SCOPE, "objects", {})
     if name in scoped:
         return scoped[name]
-    if name in _CUSTOM:
-        return _CUSTOM[name]
+    return _CUSTOM.get(name)
+
+
+def get_builtin_object(name: str) -> Any:
+    """Returns the package's own class or function registered under `name` (loading the
+    namespaces that register themselves first), or None."""
+    if not isinstance(name, str):
+        return None
+    if name not in _BUILTIN and not _builtins_loaded:
+        _load_builtins()
     return _BUILTIN.get(name)
 
 
@@ -134,8 +151,12 @@ def deserialize_keras_object(
     """Turns a description written by `serialize_keras_object` back into an object.
 
     A string names a registered function or class; a dict with `class_name`
-    and `config` calls the class's `from_config`. Raises ValueError naming the
-    class when it is unknown, with what to do about it.
+    and `config` calls the class's `from_config`. Names are looked up only among
+    the package's own objects, `module_objects` and the user's (`custom_objects`,
+    `custom_object_scope`, `register_keras_serializable`): a `module` field is
+    never imported. Raises ValueError naming the class (and the layer) when it
+    is unknown, or, in safe mode, when it resolves to a function that could
+    switch safe mode off or touch files, processes or the network.
     """
     if config is None or isinstance(config, (bool, int, float)):
         return config
@@ -149,26 +170,82 @@ def deserialize_keras_object(
                 f"Unknown object {config!r}. Pass it in custom_objects or register it with "
                 "tf.keras.saving.register_keras_serializable()."
             )
+        check_not_gadget(found, f"object {config!r}")
         return found
     if isinstance(config, dict) and "class_name" in config:
-        name = config.get("registered_name") or config["class_name"]
-        cls = (module_objects or {}).get(config["class_name"]) or get_registered_object(
+        class_name, name = config["class_name"], config.get("registered_name") or config["class_name"]
+        if not isinstance(class_name, str) or not isinstance(name, str):
+            raise ValueError(
+                f"Cannot deserialize {str(config)[:200]}: its class_name and registered_name must "
+                "be strings."
+            )
+        cls = (module_objects or {}).get(class_name) or get_registered_object(
             name, custom_objects
-        ) or get_registered_object(config["class_name"], custom_objects)
+        ) or get_registered_object(class_name, custom_objects)
         if cls is None and not _builtins_loaded:
             _load_builtins()
             cls = get_registered_object(name, custom_objects) or get_registered_object(
-                config["class_name"], custom_objects)
+                class_name, custom_objects)
+        inner = config.get("config", {})
         if cls is None:
             raise ValueError(
-                f"Unknown class {config['class_name']!r} (registered name {name!r}). Pass it in "
-                "custom_objects or decorate it with tf.keras.saving.register_keras_serializable()."
+                f"Unknown class {class_name!r} (registered name {name!r}){_layer_of(inner)}. "
+                "Classes are looked up among the package's own and the registered ones, never "
+                "imported from a module the config names: pass it in custom_objects or decorate "
+                "it with tf.keras.saving.register_keras_serializable()."
             )
-        inner = config.get("config", {})
+        check_not_gadget(cls, f"class {class_name!r}{_layer_of(inner)}")
         if hasattr(cls, "from_config"):
             return cls.from_config(inner) if not custom_objects else _from_config(cls, inner, custom_objects)
         return cls(**inner)
     raise ValueError(f"Cannot deserialize {config!r}: expected a name or a class_name/config dict")
+
+
+def _layer_of(inner: Any) -> str:
+    """`" in layer 'name'"` for a config naming its layer, else ""."""
+    name = inner.get("name") if isinstance(inner, dict) else None
+    return f" in layer {name!r}" if isinstance(name, str) else ""
+
+
+#: Modules whose functions are "gadgets" for a crafted config: they read or write files, reach
+#: the network, start processes, or change how the package loads things.
+_GADGET_MODULE_PREFIXES = (
+    "torchestimator.io", "torchestimator.gfile", "torchestimator.keras.utils",
+    "torchestimator.keras.saving", "torchestimator.keras.layers.core._function_serialization",
+    "torchestimator.keras.backend", "torchestimator.keras.callbacks", "torchestimator.saved_model",
+    "torchestimator.serving", "torchestimator.data", "torchestimator.config",
+    "torchestimator._ops.control_ops", "torchestimator._ops.string_ops", "torchestimator._engine",
+    "os", "sys", "subprocess", "builtins", "importlib", "shutil", "socket", "pathlib", "io",
+    "pickle", "marshal", "ctypes", "runpy", "code", "pty", "webbrowser", "urllib", "http",
+)
+
+
+def is_gadget(obj: Any) -> bool:
+    """True when `obj` is a function a crafted file could abuse: one that switches safe mode
+    off (`enable_unsafe_deserialization`, `safe_mode_scope`, `SafeModeScope`), or that comes
+    from the package's file, network, process or configuration modules, or from the standard
+    library's."""
+    if obj in (safe_mode_scope, enable_unsafe_deserialization) or getattr(
+            obj, "__name__", None) in ("SafeModeScope", "enable_unsafe_deserialization",
+                                       "safe_mode_scope"):
+        return True
+    if isinstance(obj, type) and hasattr(obj, "get_config"):
+        return False  # a serializable class: building it runs only its own constructor
+    module = getattr(obj, "__module__", None) or ""
+    return any(module == p or module.startswith(p + ".") for p in _GADGET_MODULE_PREFIXES)
+
+
+def check_not_gadget(obj: Any, what: str) -> None:
+    """In safe mode, raises ValueError when `obj` (described by `what`) is a gadget
+    (`is_gadget`); returns None otherwise."""
+    if in_safe_mode() and is_gadget(obj):
+        module = getattr(obj, "__module__", "?")
+        raise ValueError(
+            f"Refusing {what}: it resolves to {module}.{getattr(obj, '__qualname__', obj)!s}, a "
+            "function that touches files, processes, the network or the loading settings, which "
+            "safe mode never loads from a file. If you trust the file, load it with "
+            "safe_mode=False."
+        )
 
 
 def _from_config(cls: Any, config: dict, custom_objects: dict[str, Any]) -> Any:
@@ -177,20 +254,34 @@ def _from_config(cls: Any, config: dict, custom_objects: dict[str, Any]) -> Any:
 
 
 _SAFE_MODE = threading.local()
+_UNSAFE_GLOBALLY = False
 
 
 @contextlib.contextmanager
-def safe_mode_scope(safe_mode: bool = True) -> Iterator[None]:
-    """Within this scope `in_safe_mode()` returns `safe_mode` (load_model sets it)."""
-    previous = getattr(_SAFE_MODE, "value", True)
-    _SAFE_MODE.value = bool(safe_mode)
+def safe_mode_scope(safe_mode: bool | None = True) -> Iterator[None]:
+    """Within this scope `in_safe_mode()` returns `safe_mode` (load_model sets it), whatever
+    `enable_unsafe_deserialization()` said; None leaves the current setting. Yields nothing."""
+    previous = getattr(_SAFE_MODE, "value", None)
+    if safe_mode is not None:
+        _SAFE_MODE.value = bool(safe_mode)
     try:
         yield
     finally:
         _SAFE_MODE.value = previous
 
 
+def enable_unsafe_deserialization() -> None:
+    """Turns safe mode off outside any `safe_mode_scope` (like Keras'
+    `keras.config.enable_unsafe_deserialization()`): `Lambda.from_config` then loads lambdas
+    saved as source. `load_model(..., safe_mode=True)` (its default) still refuses them, as in
+    Keras 3. Returns None."""
+    global _UNSAFE_GLOBALLY
+    _UNSAFE_GLOBALLY = True
+
+
 def in_safe_mode() -> bool:
-    """True unless a `safe_mode_scope(False)` is active: deserializing Python code (a Lambda
-    layer's function) is then refused."""
-    return getattr(_SAFE_MODE, "value", True)
+    """The active `safe_mode_scope`'s value; outside any, True unless
+    `enable_unsafe_deserialization()` was called. In safe mode, deserializing Python code (a
+    Lambda layer's source) or importing a module a config names is refused."""
+    value = getattr(_SAFE_MODE, "value", None)
+    return (not _UNSAFE_GLOBALLY) if value is None else value

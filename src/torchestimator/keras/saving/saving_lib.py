@@ -7,11 +7,16 @@ A `.keras` file is a zip archive with:
   * `model.weights.safetensors` — the model's `state_dict`;
   * `optimizer.safetensors` + `optimizer.json` — the optimizer's state.
 It is written to a temporary file and renamed, and read without unpickling.
-A Lambda layer's Python code is only loaded with `safe_mode=False`.
+A Lambda layer's Python code is only loaded with `safe_mode=False`; in safe mode
+a config names only the package's own and the user's registered objects (see
+`load_model`). Members are read within the size limits of `_limits` (declared sizes
+checked against caps and the archive first), and the model is built within an
+allocation budget of the weights the file holds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import io
 import json
@@ -19,12 +24,13 @@ import os
 import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import torch
 
 from torchestimator._engine import state_io
-from torchestimator.keras.saving import _registry
+from torchestimator.keras.saving import _limits, _registry
 
 FORMAT_VERSION = "torchestimator-keras-1"
 _WEIGHTS = "model.weights.safetensors"
@@ -86,40 +92,79 @@ def _open_archive(filepath: str) -> zipfile.ZipFile:
 def load_model(
     filepath: str, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True
 ) -> Any:
-    """Loads a model saved by `model.save()`: same architecture, weights and (with
-    `compile=True`) optimizer state, so it predicts identically and continues training."""
+    """Loads a model saved by `model.save()` (or Keras 2's `.h5`, `.keras` and SavedModel
+    files): same architecture, weights and (with `compile=True`) optimizer state, so it
+    predicts identically and continues training.
+
+    `safe_mode` (default True), for every format: the config may name only the package's own
+    classes and functions and the user's (`custom_objects`, `custom_object_scope`,
+    `register_keras_serializable`); a Lambda's function only a pure tensor function; nothing
+    is imported from a module the file names and no lambda source is run. Pass
+    `safe_mode=False` only for files you trust (Keras 2's behaviour: functions imported by
+    module name, lambdas rebuilt from source). Raises ValueError naming the file (and the
+    layer) for what safe mode refuses, and for a damaged or oversized file."""
     filepath = os.fspath(filepath)
     from torchestimator._tf_formats import keras_h5  # Keras 2's files: .h5, Keras 2.15 .keras
 
-    if keras_h5.is_hdf5(filepath):
-        return keras_h5.load_model_h5(filepath, custom_objects, compile)
-    if keras_h5.is_keras2_archive(filepath):
-        return keras_h5.load_keras2_archive(filepath, custom_objects, compile)
-    from torchestimator._tf_formats import keras_tf_checkpoint
+    with _registry.safe_mode_scope(safe_mode), _names_file(filepath):
+        if keras_h5.is_hdf5(filepath):
+            return keras_h5.load_model_h5(filepath, custom_objects, compile, safe_mode=safe_mode)
+        if keras_h5.is_keras2_archive(filepath):
+            return keras_h5.load_keras2_archive(filepath, custom_objects, compile,
+                                                safe_mode=safe_mode)
+        from torchestimator._tf_formats import keras_tf_checkpoint
 
-    if keras_tf_checkpoint.is_keras_savedmodel(filepath):
-        return keras_tf_checkpoint.load_model_savedmodel(filepath, custom_objects, compile)
+        if keras_tf_checkpoint.is_keras_savedmodel(filepath):
+            return keras_tf_checkpoint.load_model_savedmodel(filepath, custom_objects, compile,
+                                                             safe_mode=safe_mode)
+        return _load_keras_archive(filepath, custom_objects, compile, safe_mode)
+
+
+@contextlib.contextmanager
+def _names_file(filepath: str) -> Iterator[None]:
+    """Re-raises a ValueError from the block with `filepath` in front of its message when the
+    message does not name the file already. Yields nothing."""
+    try:
+        yield
+    except ValueError as error:
+        if filepath in str(error):
+            raise
+        raise ValueError(f"{filepath}: {error}") from error
+
+
+def build_from_config(config: dict, source: str, stored_bytes: int,
+                      custom_objects: dict | None) -> Any:
+    """Returns the model `config` (`{"class_name", "config", ...}`) describes, built, within an
+    allocation budget of about `stored_bytes` (the weight bytes `source` holds; see
+    `_limits.allocation_budget`). Errors name `source`."""
+    try:
+        with _limits.allocation_budget(source, stored_bytes):
+            model = _registry.deserialize_keras_object(
+                {k: config[k] for k in ("class_name", "config", "registered_name") if k in config},
+                custom_objects=custom_objects,
+            )
+            if not getattr(model, "built", True) and config.get("build_config"):
+                model.build_from_config(config["build_config"])
+    except (TypeError, KeyError, AttributeError, IndexError) as error:
+        raise ValueError(
+            f"{source}: its config does not describe a model this package can build "
+            f"({type(error).__name__}: {error}); the file may be corrupt."
+        ) from error
+    return model
+
+
+def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: bool,
+                        safe_mode: bool) -> Any:
+    """`load_model` for this package's `.keras` archives (within load_model's safe-mode scope)."""
     config, weights, opt_tensors, opt_meta = _read_archive(filepath)
     if not safe_mode and '"__lambda__"' in json.dumps(config):
         warnings.warn(
             f"load_model({filepath!r}, safe_mode=False) runs the Python code of the Lambda "
             "layer(s) saved in it; do this only for files you trust.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    try:
-        with _registry.safe_mode_scope(safe_mode):
-            model = _registry.deserialize_keras_object(
-                {k: config[k] for k in ("class_name", "config", "registered_name") if k in config},
-                custom_objects=custom_objects,
-            )
-        if not model.built and config.get("build_config"):
-            model.build_from_config(config["build_config"])
-    except (TypeError, KeyError, AttributeError, IndexError) as error:
-        raise ValueError(
-            f"{filepath}: config.json does not describe a model this package can build "
-            f"({type(error).__name__}: {error}); the file may be corrupt."
-        ) from error
+    model = build_from_config(config, filepath, _limits.tensor_bytes(weights), custom_objects)
     _load_state_dict(model, weights, filepath, by_name=False, skip_mismatch=False)
     compile_config = config.get("compile_config")
     if compile and compile_config and compile_config.get("optimizer") is not None or (
@@ -167,7 +212,8 @@ def _check_members(filepath: str, archive: zipfile.ZipFile, names: set[str]) -> 
         )
     listed: Any = None
     if "metadata.json" in names:
-        metadata = json.loads(archive.read("metadata.json"))
+        metadata = json.loads(_limits.read_member(archive, "metadata.json", filepath,
+                                                  _limits.MAX_JSON_MEMBER_BYTES))
         listed = metadata.get("members") if isinstance(metadata, dict) else None
     missing = [m for m in listed if m not in names] if isinstance(listed, list) else []
     if not missing and sum(m in names for m in _OPTIMIZER_MEMBERS) == 1:
@@ -191,15 +237,19 @@ def _read_archive(filepath: str) -> tuple[dict, dict, dict | None, dict | None]:
                     f"{filepath} is missing config.json or {_WEIGHTS}: not a model archive")
             _check_members(filepath, archive, names)
             member = "config.json"
-            config = json.loads(archive.read(member))
+            config = json.loads(_limits.read_member(archive, member, filepath,
+                                                    _limits.MAX_JSON_MEMBER_BYTES))
             member = _WEIGHTS
-            weights = state_io.tensors_from_bytes(archive.read(member), f"{filepath}:{member}")
+            weights = state_io.tensors_from_bytes(_limits.read_member(archive, member, filepath),
+                                                  f"{filepath}:{member}")
             opt_tensors = opt_meta = None
             if "optimizer.safetensors" in names:
                 member = "optimizer.safetensors"
-                opt_tensors = state_io.tensors_from_bytes(archive.read(member), f"{filepath}:{member}")
+                opt_tensors = state_io.tensors_from_bytes(
+                    _limits.read_member(archive, member, filepath), f"{filepath}:{member}")
                 member = "optimizer.json"
-                opt_meta = json.loads(archive.read(member))
+                opt_meta = json.loads(_limits.read_member(archive, member, filepath,
+                                                          _limits.MAX_JSON_MEMBER_BYTES))
     except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError, json.JSONDecodeError,
             NotImplementedError, KeyError, OSError,
             RuntimeError) as error:  # RuntimeError: a flipped flag bit marks a member encrypted
@@ -247,7 +297,7 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
     if zipfile.is_zipfile(filepath):
         try:
             with zipfile.ZipFile(filepath) as archive:
-                data = archive.read(_WEIGHTS)
+                data = _limits.read_member(archive, _WEIGHTS, filepath)
         except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, NotImplementedError, OSError,
                 RuntimeError) as error:
             raise ValueError(

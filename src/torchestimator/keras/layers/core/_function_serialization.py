@@ -9,6 +9,15 @@ JSON-able constants and numpy arrays by value). Nothing is pickled or
 marshalled, so a saved record is portable across Python versions; loading one
 still evaluates Python source, so it is only allowed outside safe mode (see
 `SafeModeScope` / `enable_unsafe_deserialization`).
+
+In safe mode (the default) a function saved by name is never imported from the
+module the file names: it resolves only to the user's objects (`custom_objects`,
+`custom_object_scope`, `register_keras_serializable`), the package's registered
+functions (activations, losses, metrics), its pure tensor ops (`PURE_OP_MODULES`,
+found through `tf.math`, `tf.nn`, `tf.linalg`, `tf.keras.activations`) or an
+allowlisted torch function (`TORCH_PURE_FUNCTIONS`); a function that touches files,
+processes, the network or the loading settings is refused whatever its source
+(`_registry.is_gadget`). A `__lambda__` record is refused before any of it is read.
 """
 
 from __future__ import annotations
@@ -30,34 +39,28 @@ import torch
 
 from torchestimator.keras.saving import _registry
 
-_UNSAFE_ENABLED = False
-
 
 @contextlib.contextmanager
 def SafeModeScope(safe_mode: bool | None = True) -> Iterator[None]:  # noqa: N802 - Keras' name
-    """Within this scope, loading a `__lambda__` record is refused (`safe_mode=True`) or
-    allowed (`safe_mode=False`); None leaves the current mode. Yields nothing.
-
-    The mode is the one `tf.keras.saving.safe_mode_scope` (used by `load_model`) sets.
-    """
-    if safe_mode is None:
-        yield
-        return
-    with _registry.safe_mode_scope(bool(safe_mode)):
+    """Within this scope, loading a `__lambda__` record or a function by module name is
+    refused (`safe_mode=True`) or allowed (`safe_mode=False`); None leaves the current mode.
+    Yields nothing. The mode is the one `tf.keras.saving.safe_mode_scope` (used by
+    `load_model`) sets; it wins over `enable_unsafe_deserialization()`."""
+    with _registry.safe_mode_scope(safe_mode):
         yield
 
 
 def enable_unsafe_deserialization() -> None:
-    """Allows loading lambdas saved as source everywhere (like Keras'
-    `keras.config.enable_unsafe_deserialization()`); returns None."""
-    global _UNSAFE_ENABLED
-    _UNSAFE_ENABLED = True
+    """Allows loading lambdas saved as source outside any safe-mode scope (like Keras'
+    `keras.config.enable_unsafe_deserialization()`); `load_model` keeps its own `safe_mode`
+    argument (default True). Returns None."""
+    _registry.enable_unsafe_deserialization()
 
 
 def in_safe_mode() -> bool:
-    """Returns True unless `safe_mode_scope(False)` / `SafeModeScope(False)` is active or
+    """Returns the active `SafeModeScope` / `safe_mode_scope` value; outside any, True unless
     `enable_unsafe_deserialization()` was called."""
-    return not _UNSAFE_ENABLED and _registry.in_safe_mode()
+    return _registry.in_safe_mode()
 
 
 # ---------------------------------------------------------------------- encoding values
@@ -95,13 +98,24 @@ def encode_value(value: Any) -> dict:
     return {"unserializable": repr(value)[:200]}
 
 
-def decode_value(record: dict) -> Any:
-    """Returns the value described by `encode_value`'s record (imports named modules)."""
-    if "module" in record and "object" not in record:
-        return importlib.import_module(record["module"])
-    if "object" in record:
+def decode_value(record: dict, safe_mode: bool | None = None) -> Any:
+    """Returns the value described by `encode_value`'s record.
+
+    A record naming a module or an importable object imports it, which only happens outside
+    safe mode (`safe_mode=False`, or None with safe mode off); in safe mode such a record is a
+    ValueError and only plain values and arrays are decoded."""
+    if not isinstance(record, dict):
+        raise ValueError(f"A saved value must be a record (a dict); received {str(record)[:80]!r}.")
+    if "module" in record or "object" in record:
+        if in_safe_mode() if safe_mode is None else bool(safe_mode):
+            raise ValueError(
+                f"Refusing to import {record.get('module')!r} "
+                f"{('(object ' + repr(record.get('object')) + ') ') if 'object' in record else ''}"
+                "named by a saved value: safe mode never imports a module a file names. If you "
+                "trust the file, load it with safe_mode=False."
+            )
         target: Any = importlib.import_module(record["module"])
-        for part in record["object"].split("."):
+        for part in str(record.get("object", "")).split(".") if "object" in record else ():
             target = getattr(target, part)
         return target
     if "ndarray" in record:
@@ -109,6 +123,121 @@ def decode_value(record: dict) -> Any:
         return torch.as_tensor(array) if record.get("tensor") else array
     value = record.get("value")
     return tuple(value) if record.get("tuple") else value
+
+
+# ---------------------------------------------------------------------- safe-mode functions
+#: The package's modules whose public functions are pure tensor computations (no files,
+#: network, processes, Python callbacks or global settings): a Lambda may name them in safe mode.
+PURE_OP_MODULES = frozenset({
+    "torchestimator._ops.math_ops", "torchestimator._ops.nn_ops", "torchestimator._ops.linalg_ops",
+    "torchestimator._ops.array_ops", "torchestimator._ops.creation", "torchestimator._ops.convert",
+    "torchestimator.keras.activations._functions",
+})
+#: Where those functions are looked up by name (the package's own namespaces, in this order,
+#: then what the modules above export: `tf.reshape` is `array_ops.reshape`). The top-level
+#: namespace is not walked: its attributes load lazily, and walking them would import it all.
+_PURE_NAMESPACES = (
+    "torchestimator.keras.activations", "torchestimator.math", "torchestimator.nn",
+    "torchestimator.linalg", *sorted(PURE_OP_MODULES),
+)
+#: Module names a saved Lambda may give for a function found in those namespaces (ours, and
+#: TensorFlow's / Keras' own, for files TensorFlow wrote).
+_TRUSTED_MODULE_ROOTS = ("torchestimator", "tensorflow", "tf", "keras", "tf_keras")
+#: torch's pure tensor functions a Lambda may name in safe mode (module "torch" or
+#: "torch.nn.functional"); never `torch.load`, `torch.save`, `torch.from_file`, hub, ops, ...
+TORCH_PURE_FUNCTIONS = frozenset({
+    "abs", "acos", "add", "amax", "amin", "argmax", "argmin", "asin", "atan", "atan2", "bmm",
+    "cat", "ceil", "clamp", "clip", "concat", "cos", "cosh", "cumprod", "cumsum", "diagonal",
+    "div", "einsum", "eq", "erf", "exp", "expm1", "flatten", "flip", "floor", "ge", "gt",
+    "le", "log", "log1p", "log_softmax", "logsumexp", "lt", "matmul", "max", "maximum", "mean",
+    "min", "minimum", "mm", "mul", "ne", "neg", "norm", "permute", "pow", "prod", "reciprocal",
+    "relu", "reshape", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "softmax", "sqrt",
+    "square", "squeeze", "stack", "std", "sub", "sum", "t", "tan", "tanh", "tile", "transpose",
+    "unsqueeze", "var", "where", "elu", "gelu", "leaky_relu", "normalize", "pad", "relu6",
+    "selu", "silu", "softplus", "softsign", "mish", "hardtanh", "one_hot",
+})
+_pure_table: dict[str, list[Any]] | None = None
+
+
+def _pure_functions() -> dict[str, list[Any]]:
+    """Name -> the pure tensor functions of the package's own namespaces under that name
+    (`PURE_OP_MODULES` only), built once from modules this package names itself."""
+    global _pure_table
+    if _pure_table is None:
+        table: dict[str, list[Any]] = {}
+        for namespace in _PURE_NAMESPACES:
+            module = importlib.import_module(namespace)
+            public = dir(module) if namespace not in PURE_OP_MODULES else getattr(
+                module, "__all__", ())  # an implementation module: only what it exports
+            for name in public:
+                obj = getattr(module, name, None)
+                if (not name.startswith("_") and callable(obj) and not isinstance(obj, type)
+                        and getattr(obj, "__module__", None) in PURE_OP_MODULES
+                        and obj not in table.get(name, [])):
+                    table.setdefault(name, []).append(obj)
+        _pure_table = table
+    return _pure_table
+
+
+def _is_plain_name(text: Any, dotted: bool = False) -> bool:
+    """True for an ASCII Python identifier (dotted with `dotted`): no full-width letters,
+    homoglyphs or other tricks that could name something other than it seems."""
+    if not isinstance(text, str) or not text.isascii():
+        return False
+    return all(part.isidentifier() for part in (text.split(".") if dotted else [text]))
+
+
+def _safe_lookup(name: str, module: str | None) -> Any:
+    """The package's object a safe-mode Lambda may use for `module.name`, or None: its
+    registered functions (activations, losses, metrics), its pure tensor ops, or an
+    allowlisted torch function. Never imports `module`."""
+    root = module.split(".")[0] if module else None
+    if module is None or root in _TRUSTED_MODULE_ROOTS:
+        candidates = _pure_functions().get(name, [])
+        exact = [f for f in candidates if f.__module__ == module]
+        builtin = _registry.get_builtin_object(name)
+        if builtin is not None and isinstance(builtin, type):
+            builtin = None  # a class is not a tensor function
+        if exact:
+            return exact[0]
+        if builtin is not None:
+            return builtin
+        return candidates[0] if candidates else None
+    if module in ("torch", "torch.nn.functional") and name in TORCH_PURE_FUNCTIONS:
+        owner = torch if module == "torch" else torch.nn.functional
+        return getattr(owner, name, None)
+    return None
+
+
+def _resolve_safe_function(
+    name: Any, module: Any, custom_objects: dict | None, layer_name: str, field: str
+) -> Any:
+    """Returns the function a Lambda's `field` names, as safe mode allows (`_safe_lookup`);
+    raises ValueError naming the layer, the object and `safe_mode=False` otherwise."""
+    shown = f"{module}.{name}" if module else repr(name)
+    found = _registry.get_user_object(name, custom_objects)  # an exact name the user gave
+    reason = "it is not one of the functions safe mode loads"
+    if found is None and not isinstance(name, str):
+        reason = f"a function is saved as its name, not {type(name).__name__}"
+    elif found is None and (not _is_plain_name(name, dotted=True) or (
+            module is not None and not _is_plain_name(module, dotted=True))):
+        reason = "its name is not a plain ASCII Python name"
+    elif found is None:
+        found = _safe_lookup(name, module)
+    if found is not None and _registry.is_gadget(found) and not (
+            custom_objects and custom_objects.get(name) is found):
+        found, reason = None, "it touches files, processes, the network or the loading settings"
+    if found is None:
+        raise ValueError(
+            f'Lambda layer "{layer_name}": its {field} names {shown!r}, which safe mode refuses '
+            f"to load ({reason}). In safe mode a Lambda may use only the package's activations "
+            "and tf.math / tf.nn / tf.linalg / array ops, a short list of torch tensor "
+            "functions, and functions passed in custom_objects or registered with "
+            "tf.keras.saving.register_keras_serializable(); a module named in the file is never "
+            "imported. Pass the function in custom_objects or register it, or, if you trust the "
+            "file, load it with safe_mode=False."
+        )
+    return found
 
 
 # ---------------------------------------------------------------------- source lookup
@@ -220,53 +349,69 @@ def deserialize_function(
     custom_objects: dict | None,
     safe_mode: bool | None,
     layer_name: str,
+    field: str = "function",
 ) -> Any:
     """Returns the function (or raw value) written by `serialize_function`.
 
-    Raises ValueError naming the layer when a lambda record is loaded in safe
-    mode, when its source was not available at save time, or when a free
-    variable it needs could not be saved; TypeError for an unknown type.
+    In safe mode (`safe_mode=True`, or None inside a safe scope) a function saved by name
+    resolves only to what `_resolve_safe_function` allows and nothing is imported; a lambda
+    record is refused before any of it is decoded. Outside safe mode a function is imported
+    from the module named in the file and a lambda is rebuilt from its source (Keras 2).
+    Raises ValueError naming the layer and `field` for what cannot (or may not) be loaded;
+    TypeError for an unknown type.
     """
+    safe = in_safe_mode() if safe_mode is None else bool(safe_mode)
     if function_type == "raw":
         return tuple(value) if isinstance(value, list) else value
     if function_type == "function":
-        found = (custom_objects or {}).get(value)
-        if found is None and module in sys.modules:
-            found = getattr(sys.modules[module], value, None)
-        if found is None and module and module != "__main__":
-            with contextlib.suppress(ImportError):
-                found = getattr(importlib.import_module(module), value, None)
-        if found is None:
-            found = _registry.get_registered_object(value, custom_objects)
-        if found is None:
-            raise ValueError(
-                f'Lambda layer "{layer_name}": unknown function {value!r} (module {module!r}). '
-                "Pass it in custom_objects or register it with "
-                "tf.keras.saving.register_keras_serializable()."
-            )
-        return found
+        if isinstance(value, dict) and value.get("class_name") == "function":  # Keras 3's form
+            value, module = value.get("config"), value.get("module", module)
+        if safe:
+            return _resolve_safe_function(value, module, custom_objects, layer_name, field)
+        return _import_function(value, module, custom_objects, layer_name, field)
     if function_type != "lambda":
         raise TypeError(
             "Unsupported value for `function_type` argument. Received: "
             f"function_type={function_type}. Expected one of ['function', 'lambda', 'raw']"
         )
-    safe = in_safe_mode() if safe_mode is None else bool(safe_mode)
     if safe:
         raise ValueError(
-            f'Requested the deserialization of the Lambda layer "{layer_name}", which wraps a '
-            "Python `lambda` saved as source code. Loading it runs that code, a potential risk "
-            "of arbitrary code execution, so it is disallowed by default. If you trust the "
-            "source of the saved model, pass `safe_mode=False` to the loading function (or to "
-            "`Lambda.from_config`), or call "
+            f'Requested the deserialization of the Lambda layer "{layer_name}", whose {field} '
+            "is a Python `lambda` saved as source code (or bytecode). Loading it runs that code, "
+            "a potential risk of arbitrary code execution, so it is disallowed by default. If "
+            "you trust the source of the saved model, pass `safe_mode=False` to the loading "
+            "function (or to `Lambda.from_config`), or call "
             "`torchestimator.keras.layers.core.enable_unsafe_deserialization()`."
         )
     if not isinstance(value, dict) or value.get("class_name") != "__lambda__":
         raise ValueError(
-            f'Lambda layer "{layer_name}": the saved function is not a "__lambda__" source '
+            f'Lambda layer "{layer_name}": the saved {field} is not a "__lambda__" source '
             f"record (received {str(value)[:80]!r}); functions saved as Python bytecode by "
             "TensorFlow's Keras cannot be loaded. Re-create the layer with its function."
         )
     return _load_source_record(value["config"], module, custom_objects, layer_name)
+
+
+def _import_function(
+    value: Any, module: str | None, custom_objects: dict | None, layer_name: str, field: str
+) -> Any:
+    """Outside safe mode: the function `value` from `custom_objects`, from `module` (imported,
+    as Keras 2 does) or from the registry; ValueError naming the layer when none has it."""
+    found = (custom_objects or {}).get(value) if isinstance(value, str) else None
+    if found is None and isinstance(value, str) and module in sys.modules:
+        found = getattr(sys.modules[module], value, None)
+    if found is None and isinstance(value, str) and module and module != "__main__":
+        with contextlib.suppress(ImportError):
+            found = getattr(importlib.import_module(module), value, None)
+    if found is None:
+        found = _registry.get_registered_object(value, custom_objects)
+    if found is None:
+        raise ValueError(
+            f'Lambda layer "{layer_name}": unknown {field} {value!r} (module {module!r}). '
+            "Pass it in custom_objects or register it with "
+            "tf.keras.saving.register_keras_serializable()."
+        )
+    return found
 
 
 def _load_source_record(
@@ -288,7 +433,7 @@ def _load_source_record(
             if name not in namespace and not (custom_objects and name in custom_objects):
                 missing.append(f"{name} = {record['unserializable']}")
             continue
-        namespace[name] = decode_value(record)
+        namespace[name] = decode_value(record, safe_mode=False)
     namespace.update(custom_objects or {})
     if missing:
         raise ValueError(

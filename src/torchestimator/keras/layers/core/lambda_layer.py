@@ -15,6 +15,7 @@ from torchestimator.keras.layers.core._function_serialization import (
     decode_value,
     deserialize_function,
     encode_value,
+    in_safe_mode,
     serialize_function,
 )
 
@@ -39,7 +40,10 @@ class Lambda(Layer):
     Saving: a function importable by name is saved by name; a lambda or local
     function is saved as its source text in a `__lambda__` record (never as
     bytecode). Loading such a record runs Python code, so `from_config` refuses
-    it unless `safe_mode=False` is given (or set by the loader).
+    it unless `safe_mode=False` is given (or set by the loader). In safe mode a
+    function saved by name loads only if it is one of the package's activations
+    or pure tensor ops, an allowlisted torch function, or passed in
+    `custom_objects` / registered with `register_keras_serializable`.
 
     Args:
         function: The function to be evaluated. Takes the input tensor as first argument.
@@ -159,32 +163,40 @@ class Lambda(Layer):
     ) -> Lambda:
         """Creates a Lambda layer from `get_config()`'s output.
 
-        A function saved as a `__lambda__` source record is only loaded with
-        `safe_mode=False` (or inside `SafeModeScope(False)`, or after
-        `enable_unsafe_deserialization()`); otherwise ValueError names the layer.
+        `safe_mode` None means the active mode (`SafeModeScope` / `load_model`'s argument,
+        else True unless `enable_unsafe_deserialization()` was called). In safe mode the
+        function, `output_shape` and `mask` may only be the package's activations and pure
+        tensor ops, an allowlisted torch function, or objects from `custom_objects` / the
+        registry; a `__lambda__` source record or a module to import is a ValueError naming
+        the layer. Outside safe mode functions are imported by module name and lambdas
+        rebuilt from source, as Keras 2 does.
         """
         config = dict(config)
         name = config.get("name", "lambda")
+        safe = in_safe_mode() if safe_mode is None else bool(safe_mode)
         function = deserialize_function(
-            config.pop("function"), config.pop("function_type", "function"),
-            config.pop("module", None), custom_objects, safe_mode, name,
+            config.pop("function", None), config.pop("function_type", "function"),
+            config.pop("module", None), custom_objects, safe, name,
         )
         output_shape = config.pop("output_shape", None)
         shape_type = config.pop("output_shape_type", "raw")
         shape_module = config.pop("output_shape_module", None)
         if output_shape is not None:
             output_shape = deserialize_function(
-                output_shape, shape_type, shape_module, custom_objects, safe_mode, name
+                output_shape, shape_type, shape_module, custom_objects, safe, name, "output_shape"
             )
         mask = config.pop("mask", None)
         mask_type = config.pop("mask_type", "raw")
         mask_module = config.pop("mask_module", None)
         if mask is not None:
             if mask_type == "raw" and isinstance(mask, dict):
-                mask = decode_value(mask)
+                try:
+                    mask = decode_value(mask, safe_mode=safe)
+                except ValueError as error:
+                    raise ValueError(f'Lambda layer "{name}": its mask: {error}') from error
             else:
                 mask = deserialize_function(
-                    mask, mask_type, mask_module, custom_objects, safe_mode, name
+                    mask, mask_type, mask_module, custom_objects, safe, name, "mask"
                 )
         arguments = dict(config.pop("arguments", None) or {})
         for key, value in arguments.items():
