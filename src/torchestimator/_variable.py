@@ -131,9 +131,13 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
         """The constraint function given to the constructor, or None."""
         return self._tf_constraint
 
-    def numpy(self) -> np.ndarray:  # type: ignore[override]
-        """Returns the current value as a numpy array (a copy, on the host)."""
-        return self.detach().cpu().as_subclass(torch.Tensor).numpy().copy()
+    def numpy(self, *, force: bool = False) -> np.ndarray:  # type: ignore[override]
+        """Returns the current value as a numpy array (a copy, on the host).
+
+        `force` is torch's keyword (`Tensor.numpy(force=True)`, which exporters such as
+        `torch.onnx` pass); a variable's value is always read whatever it records, so both
+        values give the same copy."""
+        return self.detach().cpu().as_subclass(torch.Tensor).numpy(force=force).copy()
 
     def __float__(self) -> float:  # `float(v)` reads the value (no autograd warning)
         return float(self.detach())
@@ -220,12 +224,14 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
                 setattr(new, key, copy.deepcopy(value, memo))
         return new
 
-    def __reduce_ex__(self, protocol: int):
+    def __reduce_ex__(self, proto: int) -> tuple:
+        """Pickles the value (on its device, as torch pickles a `Parameter`), the name, the
+        trainable flags and the Keras attributes; `_rebuild_variable` makes the variable."""
         extra = {k: v for k, v in self.__dict__.items() if k not in ("_tf_name", "_tf_trainable")}
-        return (_rebuild_variable, (self.detach().cpu().as_subclass(torch.Tensor).clone(),
+        return (_rebuild_variable, (self.detach().as_subclass(torch.Tensor).clone(),
                                     self._tf_trainable, self._tf_name, self.requires_grad, extra))
 
-    def __repr__(self) -> str:
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
         value = np.array2string(self.numpy(), separator=", ")
         return (f"<tf.Variable '{self.name}' shape={tuple(self.shape)} "
                 f"dtype={dtype_name(self.dtype)}, numpy={value}>")

@@ -27,6 +27,25 @@ tensor inputs (including `tf.constant` results and the batches `fit` passes),
 or an active `GradientTape`, keep autograd, so hand-written torch loops and
 TF custom training loops train as before. The check runs only for non-tensor
 inputs, so calls on tensors (every call inside `fit`) pay nothing for it.
+
+The training flag (whether `Dropout` drops, `BatchNormalization` normalizes by and updates
+batch statistics, an RNN applies its dropouts) of a layer whose `call` takes `training`;
+the first rule that applies decides:
+
+1. an explicit `training=` argument of the call (nested layers inherit it);
+2. a Keras front: `fit` (True), `evaluate`/`predict` (False), or an outer layer call that
+   was given `training=` or got it from a front (its value), passed on by the call context;
+3. inside an Estimator's `model_fn`, TF's rule: only `training=` trains (pass
+   `training=(mode == tf.estimator.ModeKeys.TRAIN)`), whatever the module's mode;
+4. the layer's own torch mode, `layer.training` (set by `model.train()` / `model.eval()`,
+   as a plain torch loop or Lightning does): train mode trains, eval mode is inference.
+   Each layer reads its own mode (`model.train(); model.bn.eval()` keeps `bn` in
+   inference).
+
+Keras layers start in eval mode (`training` is False after construction), so a freshly
+built model called as `model(x)` runs inference, as in TF; `fit`, `evaluate`, `predict`
+and the `*_on_batch` methods switch the modules' mode while they run and leave every
+module in the mode they found it in.
 """
 
 from __future__ import annotations
@@ -65,6 +84,8 @@ from torchestimator.keras.engine.layer_utils import (
 )
 from torchestimator.keras.saving._registry import register_builtin
 
+_NO_INPUTS: Any = object()  # `forward()` called without positional inputs
+
 _BASE_KWARGS = {
     "input_shape", "batch_input_shape", "batch_size", "input_dim", "input_length",
     "weights", "activity_regularizer", "autocast", "dynamic",
@@ -74,6 +95,15 @@ _BASE_KWARGS = {
 def _at_top_level() -> bool:
     """True when no layer call is in progress in this thread (and no shape trace runs)."""
     return CONTEXT.depth == 0 and not CONTEXT.tracing
+
+
+def _module_mode_decides() -> bool:
+    """True when a layer's own `train()`/`eval()` state decides its training flag: no shape
+    trace runs and no Estimator `model_fn` is running (there, as in TF, a layer trains only
+    when its call says `training=`). Asked only of a layer in train mode that got no
+    `training=` and no flag from a Keras front or an outer call (the precedence rule in the
+    module docstring)."""
+    return not CONTEXT.tracing and current_scope() is None
 
 
 class Layer(torch.nn.Module, metaclass=ReusableMeta):
@@ -120,6 +150,7 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         **kwargs: Any,
     ):
         super().__init__()
+        self.training = False  # Keras layers start in inference mode (module docstring)
         unknown = set(kwargs) - _BASE_KWARGS
         if unknown:
             raise TypeError(
@@ -481,9 +512,15 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         """The layer's computation; the base class returns its inputs unchanged."""
         return inputs
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """torch's entry point: runs `call` (use `layer(x)` to also build and check)."""
-        return self.call(*args, **kwargs)
+    def forward(self, inputs: Any = _NO_INPUTS, *args: Any, **kwargs: Any) -> Any:
+        """torch's entry point: runs `call` (use `layer(x)` to also build and check).
+
+        The first positional parameter is named, so that `torch.export.export(model, (x,),
+        dynamic_shapes=({0: Dim("batch")},))` matches its spec to the inputs; `forward()`
+        without positional inputs passes its keywords on to `call` unchanged."""
+        if inputs is _NO_INPUTS:
+            return self.call(*args, **kwargs)
+        return self.call(inputs, *args, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Builds the layer on its first input, checks `input_spec`, threads `training` and
@@ -525,6 +562,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                 try:
                     if training is not None and self._call_accepts_training:
                         outputs = self.forward(inputs, training=training)
+                    elif self.training and self._call_accepts_training and _module_mode_decides():
+                        outputs = self.forward(inputs, training=True)  # model.train(), no front
                     else:
                         outputs = self.forward(inputs)
                 finally:
@@ -679,8 +718,10 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
     def _call_in_context(self, args: tuple, kwargs: dict) -> Any:
         """Phase 6b: runs `call` (through `nn.Module.__call__` when torch hooks are set) with
         `training` resolved -- an explicit argument wins and is inherited by nested layers,
-        else the enclosing call's -- and the call depth counted; a top-level call starts a new
-        generation of activity losses and is recorded by an active model_fn/fit scope."""
+        else the enclosing call's or Keras front's, else (outside a model_fn) True when the
+        layer is in torch train mode; the module mode is not inherited, each nested layer reads
+        its own -- and the call depth counted; a top-level call starts a new generation of
+        activity losses and is recorded by an active model_fn/fit scope."""
         context = CONTEXT
         previous_training = context.training
         if self._call_accepts_training:
@@ -688,6 +729,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             if training is None:
                 if previous_training is not None:
                     kwargs["training"] = previous_training
+                elif self.training and _module_mode_decides():
+                    kwargs["training"] = True
             else:
                 if isinstance(training, torch.Tensor):
                     training = bool(training)

@@ -3,7 +3,9 @@
 `Model(inputs, outputs)` walks back from the outputs through each tensor's
 `KerasHistory` to the `Input`s, orders the nodes once (a topological order),
 and runs them in that order on every call, keeping each intermediate value
-by the id of its symbolic tensor.
+in the slot (a list index) that its symbolic tensor was given. The plan holds
+slot numbers, not object ids, so a `copy.deepcopy` or pickled copy of the
+model runs as the original does.
 """
 
 from __future__ import annotations
@@ -19,6 +21,46 @@ from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.model import Model
 from torchestimator.keras.engine.node import Node
 from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
+
+
+class _Slot:
+    """Stands for a symbolic tensor in a planned call's arguments: the index of the value
+    slot that holds the tensor's real value during a call."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __getstate__(self) -> int:
+        return self.index
+
+    def __setstate__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_Slot({self.index})"
+
+
+class _SlotNumbers:
+    """Numbers the symbolic tensors of a graph while its plan is made (by object id, valid
+    only while the graph is being planned)."""
+
+    def __init__(self) -> None:
+        self._slots: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def of(self, tensor: KerasTensor) -> int:
+        """The slot of `tensor`, given a new one on first sight."""
+        return self._slots.setdefault(id(tensor), len(self._slots))
+
+    def template(self, structure: Any) -> Any:
+        """`structure` with each KerasTensor replaced by its `_Slot`."""
+        return nest.map_structure(
+            lambda t: _Slot(self.of(t)) if isinstance(t, KerasTensor) else t, structure
+        )
 
 
 def _check_symbolic(structure: Any, what: str) -> None:
@@ -121,17 +163,7 @@ class Functional(Model):
                 self.add_module(layer.name, layer)
             except KeyError:
                 self.add_module(f"layer_{layer.name}", layer)
-        self._plan = [
-            (
-                n.layer,
-                n.call_args,
-                n.call_kwargs,
-                [id(t) for t in n.output_tensors],
-                id(n.call_args[0]) if len(n.call_args) == 1 and not n.call_kwargs
-                and isinstance(n.call_args[0], KerasTensor) else None,
-            )
-            for n in self._nodes
-        ]
+        self._make_plan()
         self._single_io = (
             isinstance(inputs, KerasTensor) or (isinstance(inputs, list) and len(inputs) == 1)
         ) and isinstance(outputs, KerasTensor)
@@ -141,6 +173,26 @@ class Functional(Model):
         ]
         self.built = True
         self._build_shapes = nest.map_structure(lambda t: t.shape, inputs)
+
+    def _make_plan(self) -> None:
+        """Numbers the graph's symbolic tensors (the inputs first) and records, for each node
+        in order, `(layer, args, kwargs, output slots, single input slot or None)` with
+        `_Slot`s in place of tensors in `args` and `kwargs`."""
+        slots = _SlotNumbers()
+        self._input_slots = [slots.of(t) for t in self._input_tensors]
+        plan = []
+        for n in self._nodes:
+            single = (
+                slots.of(n.call_args[0])
+                if len(n.call_args) == 1 and not n.call_kwargs
+                and isinstance(n.call_args[0], KerasTensor) else None
+            )
+            args = slots.template(n.call_args)
+            kwargs = slots.template(n.call_kwargs)
+            plan.append((n.layer, args, kwargs, [slots.of(t) for t in n.output_tensors], single))
+        self._output_slots = [slots.of(t) for t in self._output_tensors]
+        self._plan = plan
+        self._slot_count = len(slots)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -251,23 +303,26 @@ class Functional(Model):
                 )
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
+        """Runs the graph on `inputs` (one tensor, a list, or a dict keyed by input name)."""
+        values: list = [None] * self._slot_count
         if self._single_io and isinstance(inputs, torch.Tensor):  # the common case, kept short
             self._check_input_shapes([inputs])
-            values: dict[int, Any] = {id(self._input_tensors[0]): inputs}
+            values[self._input_slots[0]] = inputs
             self._run_plan(values)
-            return values[id(self._output_tensors[0])]
+            return values[self._output_slots[0]]
         flat = self._flatten_call_inputs(inputs)
         self._check_input_shapes(flat)
-        values = {id(t): v for t, v in zip(self._input_tensors, flat)}
+        for slot, value in zip(self._input_slots, flat):
+            values[slot] = value
         self._run_plan(values)
-        outputs = [values[id(t)] for t in self._output_tensors]
+        outputs = [values[slot] for slot in self._output_slots]
         return nest.pack_sequence_as(self._nested_outputs, outputs)
 
-    def _run_plan(self, values: dict[int, Any]) -> None:
-        """Runs the graph's nodes in order; `values` maps symbolic-tensor ids to real values."""
+    def _run_plan(self, values: list) -> None:
+        """Runs the graph's nodes in order; `values[slot]` holds each symbolic tensor's value."""
 
         def fill(t: Any) -> Any:
-            return values[id(t)] if isinstance(t, KerasTensor) else t
+            return values[t.index] if type(t) is _Slot else t
 
         for layer, call_args, call_kwargs, out_ids, single in self._plan:
             if single is not None:

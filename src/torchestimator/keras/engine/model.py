@@ -6,12 +6,55 @@ defining `call` gives a subclassed model whose layers are tracked as attributes.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.trainer import Trainer
 
-_FUNCTIONAL_SUBCLASSES: dict = {}
+_FUNCTIONAL_SUBCLASSES: dict = {}  # a subclass of Model -> its functional hybrid
+_HYBRID_BASES: dict = {}  # the functional hybrid -> the subclass it was made for
+
+
+def _functional_hybrid(cls: type) -> type:
+    """The class of a functional model built from a subclass `cls` of Model that only
+    overrides `train_step` etc. (`cls` and `Functional` both), made once per subclass."""
+    hybrid = _FUNCTIONAL_SUBCLASSES.get(cls)
+    if hybrid is None:
+        from torchestimator.keras.engine.functional import Functional
+
+        hybrid = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__})
+        _FUNCTIONAL_SUBCLASSES[cls] = hybrid
+        _HYBRID_BASES[hybrid] = cls
+    return hybrid
+
+
+def _new_functional_hybrid(cls: type) -> Model:
+    """Unpickling: an empty instance of the functional hybrid of `cls` (pickle names `cls`,
+    which is importable; the hybrid class is made at run time and is not)."""
+    from torchestimator.keras.engine.functional import Functional
+
+    return Functional.__new__(_functional_hybrid(cls))
+
+
+def _keeps_module_modes(front: Callable) -> Callable:
+    """Wraps a Keras front (`fit`, `evaluate`, ...) of `Trainer` so that every module of the
+    model is left in the torch mode (`train()`/`eval()`) it had before the call: the front
+    switches modes while it runs, and a plain torch loop around it must not find its model
+    silently switched to eval (or, after `train_on_batch`, to train) mode afterwards."""
+
+    @functools.wraps(front)
+    def run(self: Model, *args: Any, **kwargs: Any) -> Any:
+        modes = [(module, module.training) for module in self.modules()]
+        try:
+            return front(self, *args, **kwargs)
+        finally:
+            for module, mode in modes:
+                if module.training is not mode:  # (as `Module.train` sets it, minus its checks)
+                    object.__setattr__(module, "training", mode)
+
+    return run
 
 
 class Model(Trainer, Layer):
@@ -30,12 +73,17 @@ class Model(Trainer, Layer):
                 return Functional.__new__(Functional)
             if not issubclass(cls, Functional) and cls.call is Model.call:
                 # A subclass that only overrides train_step etc., built functionally (TF guides).
-                hybrid = _FUNCTIONAL_SUBCLASSES.get(cls)
-                if hybrid is None:
-                    hybrid = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__})
-                    _FUNCTIONAL_SUBCLASSES[cls] = hybrid
-                return Functional.__new__(hybrid)
+                return Functional.__new__(_functional_hybrid(cls))
         return super().__new__(cls)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickles as `nn.Module` does (the instance's `__dict__`); a functional hybrid (see
+        `__new__`) is re-created from the subclass it was made for."""
+        reduced = super().__reduce_ex__(protocol)
+        base = _HYBRID_BASES.get(type(self))
+        if base is None or not isinstance(reduced, tuple):
+            return reduced
+        return (_new_functional_hybrid, (base,)) + reduced[2:]
 
     def __init__(self, *args: Any, **kwargs: Any):
         if args or "inputs" in kwargs or "outputs" in kwargs:
@@ -48,6 +96,15 @@ class Model(Trainer, Layer):
                 )
         super().__init__(**kwargs)
         Trainer._init_trainer(self)
+
+    # The Keras fronts leave each module in the torch mode they found it in (see
+    # `base_layer`'s docstring on the training flag); the work is `Trainer`'s.
+    fit = _keeps_module_modes(Trainer.fit)
+    evaluate = _keeps_module_modes(Trainer.evaluate)
+    predict = _keeps_module_modes(Trainer.predict)
+    train_on_batch = _keeps_module_modes(Trainer.train_on_batch)
+    test_on_batch = _keeps_module_modes(Trainer.test_on_batch)
+    predict_on_batch = _keeps_module_modes(Trainer.predict_on_batch)
 
     # ------------------------------------------------------------------ weights
     @property
