@@ -73,6 +73,18 @@ def match_dtype_and_rank(y_true: Any, y_pred: Any, sample_weight: Any) -> tuple:
     return y_true, y_pred, sample_weight
 
 
+def keep_as_given(y_true: Any, y_pred: Any, sample_weight: Any) -> tuple:
+    """`(y_true, y_pred, sample_weight)` unchanged: the alignment of a PyTorch loss or metric,
+    which takes the labels as torch does (class ids of shape (N,) stay so)."""
+    return y_true, y_pred, sample_weight
+
+
+def label_alignment(obj: Any) -> Any:
+    """How labels are aligned for `obj` (decided at compile): `match_dtype_and_rank` for Keras
+    losses and metrics, `keep_as_given` for PyTorch ones (`_torch_order`)."""
+    return keep_as_given if getattr(obj, "_torch_order", False) else match_dtype_and_rank
+
+
 def flatten_outputs(values: Any, output_names: list[str], what: str) -> list:
     """Returns the model's outputs (or labels) as a list in `output_names` order."""
     if isinstance(values, dict):
@@ -194,6 +206,9 @@ class LossesContainer:
         ]
         # One output: a batch of plain tensors skips the per-output matching below.
         self._single_output = not multi
+        # each output's label alignment (Keras' or, for a PyTorch loss, none)
+        self._aligns = [label_alignment(fn) for fn in self.loss_fns]
+        self._align = self._aligns[0]
 
     def __call__(
         self, y_true: Any, y_pred: Any, sample_weight: Any = None, regularization_losses: Any = None
@@ -204,7 +219,7 @@ class LossesContainer:
                 and type(y_true) is torch.Tensor
                 and (sample_weight is None or type(sample_weight) is torch.Tensor)):
             # the loop below for its one output, without building its per-output lists
-            y_true, y_pred, sample_weight = match_dtype_and_rank(y_true, y_pred, sample_weight)
+            y_true, y_pred, sample_weight = self._align(y_true, y_pred, sample_weight)
             total = fn(y_true, y_pred, sample_weight=sample_weight)
             weight = self.weights[0]
             if weight != 1.0:
@@ -225,12 +240,12 @@ class LossesContainer:
             )
         total = None
         batch = None
-        for fn, weight, yt, yp, sw, tracker in zip(
-            self.loss_fns, self.weights, ys_true, ys_pred, sws, self.output_trackers
+        for fn, align, weight, yt, yp, sw, tracker in zip(
+            self.loss_fns, self._aligns, self.weights, ys_true, ys_pred, sws, self.output_trackers
         ):
             if fn is None or yt is None:
                 continue
-            yt, yp, sw = match_dtype_and_rank(yt, yp, sw)
+            yt, yp, sw = align(yt, yp, sw)
             value = fn(yt, yp, sample_weight=sw)
             batch = yp.shape[0] if yp.ndim else 1
             if tracker is not None:
@@ -266,8 +281,10 @@ class MetricsContainer:
         self.per_output: list[list] | None = None
         self.weighted_per_output: list[list] | None = None
         self._any = True
-        # one output: `(metric, its plain update or None)` of every metric, once built
+        # one output: `(metric, its plain update or None)` of every Keras metric, once built,
+        # and the PyTorch metrics (which take the labels as given)
         self._plain_updates: list[tuple] | None = None
+        self._torch_metrics: list = []
 
     def _build(self, ys_true: list, ys_pred: list) -> None:
         from torchestimator.keras import metrics as metrics_module
@@ -326,6 +343,8 @@ class MetricsContainer:
                 for metric, update in plain:
                     if update is None or not update(yt, yp):
                         metric.update_state(yt, yp, sample_weight=None)
+                for metric in self._torch_metrics:  # PyTorch metrics: the labels as given
+                    metric.update_state(y_true, y_pred, sample_weight=None)
             finally:
                 if grad:
                     torch.set_grad_enabled(True)
@@ -336,8 +355,9 @@ class MetricsContainer:
             self._build(ys_true, ys_pred)
             self._any = bool(self.metrics)
             if len(self.output_names) == 1:
-                self._plain_updates = [(m, _plain_update(m)) for m in self.per_output[0]
-                                       + self.weighted_per_output[0]]
+                both = self.per_output[0] + self.weighted_per_output[0]
+                self._plain_updates = [(m, _plain_update(m)) for m in both if not m._torch_order]
+                self._torch_metrics = [m for m in both if m._torch_order]
         sws = (
             flatten_outputs(sample_weight, self.output_names, "sample_weight")
             if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(ys_pred)
@@ -346,13 +366,20 @@ class MetricsContainer:
             if yt is None:
                 continue
             mask = getattr(yp, "_keras_mask", None)
-            yt, yp, sw = match_dtype_and_rank(yt, yp, sws[i])
+            given = (yt, yp, sws[i])  # what a PyTorch metric receives (`_torch_order`)
+            yt, yp, sw = match_dtype_and_rank(*given)
             if mask is not None:  # Keras: the output's mask weighs every metric (and the weighted
                 sw = apply_mask(yp, sw, mask)  # ones' sample weights)
             for metric in self.per_output[i]:
-                metric.update_state(yt, yp, sample_weight=mask)
+                if metric._torch_order:
+                    metric.update_state(given[0], given[1], sample_weight=mask)
+                else:
+                    metric.update_state(yt, yp, sample_weight=mask)
             for metric in self.weighted_per_output[i]:
-                metric.update_state(yt, yp, sample_weight=sw)
+                if metric._torch_order:
+                    metric.update_state(given[0], given[1], sample_weight=given[2])
+                else:
+                    metric.update_state(yt, yp, sample_weight=sw)
 
     @property
     def metrics(self) -> list:

@@ -4,7 +4,8 @@ In-memory data (numpy arrays, torch tensors, lists or dicts of them, pandas
 DataFrames) is converted to CPU tensors once; an epoch gathers whole batches
 by index (a random permutation when shuffling). Datasets, generators and
 other iterables are iterated as they are; each element is `x`, `(x,)`,
-`(x, y)` or `(x, y, sample_weight)`.
+`(x, y)` or `(x, y, sample_weight)`. A `torch.utils.data.Dataset` holds samples:
+it is batched by a `DataLoader` (`batch_size`, `shuffle` for map-style ones).
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ class IterableData:
                 self.steps = n if n >= 0 else None
             self._continues = steps is not None and steps != n
         elif steps is None and hasattr(source, "__len__"):
-            self.steps = len(source)
+            self.steps = _length(source)
 
     def __iter__(self) -> Iterator[tuple]:
         return self.batches()
@@ -309,11 +310,20 @@ class IterableData:
             yield element if isinstance(element, tuple) else _as_batch(element)
 
 
+def _length(source: Any) -> int | None:
+    """`len(source)`, or None when it has none (a `DataLoader` of an `IterableDataset`
+    without `__len__` has the method but raises TypeError)."""
+    try:
+        return len(source)
+    except TypeError:
+        return None
+
+
 def _as_batch(element: Any) -> tuple:
     """An element of an iterable source as the batch tuple `(x[, y[, sample_weight]])`."""
     if isinstance(element, tuple):
         return element
-    if isinstance(element, list) and len(element) in (2, 3):
+    if isinstance(element, list) and len(element) in (1, 2, 3):  # a DataLoader's `(x, y)`
         return tuple(element)
     return (element,)
 
@@ -327,9 +337,14 @@ def make_data(
     shuffle: bool = False,
     epochs: int = 1,
 ) -> ArrayData | IterableData:
-    """Returns the batch source for `x` (and `y`, `sample_weight`), validating the combination."""
+    """Returns the batch source for `x` (and `y`, `sample_weight`), validating the combination.
+
+    A `torch.utils.data.Dataset` (of samples) is batched by a `DataLoader` of `batch_size`
+    (default 32), shuffled each epoch when `shuffle` and it is map-style (`torch_loader`)."""
     if x is None:
         raise ValueError("No data given: pass `x` (arrays, a dict of arrays, or a Dataset).")
+    if isinstance(x, torch.utils.data.Dataset) and not _is_dataset(x):
+        x = torch_loader(x, batch_size, shuffle)
     if _is_iterable_source(x) and not _is_array_like(x):
         if y is not None:
             raise ValueError(
@@ -348,6 +363,23 @@ def make_data(
     if steps is not None:
         data.steps = min(data.steps, steps)
     return data
+
+
+def torch_loader(dataset: torch.utils.data.Dataset, batch_size: int | None,
+                 shuffle: bool) -> torch.utils.data.DataLoader:
+    """A `DataLoader` batching the samples of a torch `dataset`: `batch_size` of them (default
+    32) a batch, in a new random order each epoch when `shuffle` (map-style datasets only; an
+    `IterableDataset` is read in its own order). Returns the loader."""
+    if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+        raise ValueError(f"batch_size must be a positive integer; received {batch_size!r}")
+    iterable = isinstance(dataset, torch.utils.data.IterableDataset)
+    if not iterable and not hasattr(type(dataset), "__len__"):
+        raise ValueError(
+            f"A map-style torch Dataset ({type(dataset).__name__}) without __len__ cannot be "
+            "batched here: give it a __len__, or pass a torch.utils.data.DataLoader of it."
+        )
+    return torch.utils.data.DataLoader(dataset, batch_size=batch_size or 32,
+                                       shuffle=bool(shuffle) and not iterable)
 
 
 def apply_class_weight(y: Any, sample_weight: Any, class_weight: dict) -> torch.Tensor:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,7 +116,6 @@ class Trainer:
         self._device: torch.device | None = None
         self._run_eagerly = False
         self._jit_compile = False
-        self._compiled_forward = None
         self._steps_per_execution = 1
         self._compile_config: dict | None = None
         self._optimizer_built_for: int = -1
@@ -140,6 +140,14 @@ class Trainer:
         outputs, `loss`, `metrics` and `loss_weights` may be lists (by output
         position) or dicts (by output name). `jit_compile=True` runs the
         forward pass through `torch.compile`.
+
+        PyTorch objects work too: `optimizer` may be a `torch.optim.Optimizer`,
+        `(optimizer, lr_scheduler)` (the scheduler steps at the end of every epoch)
+        or `{"optimizer": ..., "lr_scheduler": ...}` (`tf.keras.optimizers.from_torch`);
+        a `torch.nn` loss module (or `torch.nn.functional` function) is called as
+        torch calls it, `loss(y_pred, y_true)` with the labels as given
+        (`tf.keras.losses.from_torch` marks any function so); torchmetrics
+        `Metric`s in `metrics` are updated with `update(y_pred, y_true)`.
         """
         from torchestimator.keras import optimizers
 
@@ -154,7 +162,10 @@ class Trainer:
             )
         self.optimizer = optimizers.get(optimizer)
         self._optimizer_built_for = -1
-        self.loss = loss
+        # a torch loss module is what compile got, not a child of the model (its buffers are
+        # no weights of the model's state_dict)
+        self._modules.pop("loss", None)
+        object.__setattr__(self, "loss", loss)
         names = self._compiled_output_names()
         self.compiled_loss = LossesContainer(loss, loss_weights, names)
         self.compiled_metrics = MetricsContainer(
@@ -163,12 +174,14 @@ class Trainer:
         self._run_eagerly = bool(run_eagerly)
         self._steps_per_execution = steps_per_execution
         self._jit_compile = bool(jit_compile)
-        self._compiled_forward = None
+        _COMPILED.pop(self, None)
         self._is_compiled = True
         self._distribute_strategy = _strategy_in_scope()  # `with strategy.scope(): compile(...)`
         self._compile_config = {
             "optimizer": optimizer if isinstance(optimizer, str) else None,
-            "loss": loss if isinstance(loss, (str, list, dict)) or loss is None else None,
+            # names only (a loss object, torch's or Keras', in a list or dict made the config
+            # unwritable by model.save)
+            "loss": loss if _is_plain(loss) else None,
             "metrics": metrics if _is_plain(metrics) else None,
             "loss_weights": loss_weights,
             "weighted_metrics": weighted_metrics if _is_plain(weighted_metrics) else None,
@@ -258,11 +271,9 @@ class Trainer:
 
     # ------------------------------------------------------------------ steps
     def _forward(self, x: Any, training: bool) -> Any:
-        """`self(x, training=training)`."""
+        """`self(x, training=training)` (through `torch.compile` with `jit_compile=True`)."""
         if self._jit_compile:
-            if self._compiled_forward is None:
-                self._compiled_forward = torch.compile(self)
-            return self._compiled_forward(x, training=training)
+            return _compiled_forward(self, x, training)
         # `training=` is given as the call context's flag, which is what the argument sets for
         # the model's `call` and every nested layer (`Layer._call_in_context`): the call then
         # has one positional argument, the form `Layer.__call__`'s fast path takes.
@@ -440,6 +451,7 @@ class Trainer:
             self._initial_epoch, self._initial_step = None, 0
             logs: dict = {}
             trained = 0  # the steps this fit made
+            end_epoch = getattr(self.optimizer, "_end_epoch", None)  # a torch LR scheduler's step
             for epoch in range(start, epochs):
                 self.reset_metrics()
                 cbs.on_epoch_begin(epoch)
@@ -460,6 +472,8 @@ class Trainer:
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0,
                                                    what="fit(validation_data=...)")
                     logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                if end_epoch is not None:
+                    end_epoch(logs)
                 cbs.on_epoch_end(epoch, logs)
                 if self.stop_training or getattr(data, "ran_out", False):
                     break  # TF's `_insufficient_data`: the input ended before its steps
@@ -659,6 +673,39 @@ class Trainer:
     def get_compile_config(self) -> dict | None:
         """Returns the `compile()` arguments that can be serialized, or None if not compiled."""
         return self._compile_config
+
+
+#: Each model's `torch.compile`d forward (`jit_compile=True`), held outside the model: as an
+#: attribute the compiled wrapper (an `nn.Module` holding the model) would become the model's
+#: own child, and `train()`, `eval()`, `state_dict()` would recurse through it forever.
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _call_model(model: Any, x: Any, training: bool) -> Any:
+    """`model(x, training=training)`: the function `jit_compile` compiles (it holds no model)."""
+    return model(x, training=training)
+
+
+def _compiled_forward(model: Any, x: Any, training: bool) -> Any:
+    """`model(x, training=training)` through `torch.compile`, compiled on the first call;
+    when torch.compile fails (e.g. no C++ compiler), warns once and runs eagerly from then on."""
+    compiled = _COMPILED.get(model)
+    if compiled is None:
+        compiled = _COMPILED[model] = torch.compile(_call_model)
+    try:
+        return compiled(model, x, training)
+    except Exception as error:
+        from torch._dynamo.exc import TorchDynamoException
+
+        if not isinstance(error, TorchDynamoException):
+            raise
+        model._jit_compile = False
+        warnings.warn(
+            f"compile(jit_compile=True): torch.compile failed ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''}); the model runs eagerly.",
+            RuntimeWarning, stacklevel=3,
+        )
+        return _call_model(model, x, training)
 
 
 def _strategy_in_scope() -> Any:

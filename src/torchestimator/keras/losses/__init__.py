@@ -3,6 +3,10 @@
     loss = tf.keras.losses.CategoricalCrossentropy(from_logits=True)
     value = loss(y_true, logits, sample_weight=None)   # a scalar torch tensor
 
+PyTorch losses take `(input, target)`, predictions first: `compile(loss=...)` calls a
+`torch.nn` loss module (`torch.nn.CrossEntropyLoss()`) or a `torch.nn.functional` function in
+that order, with the labels as they are; `from_torch(fn)` says so of any other function.
+
 Every loss returns per-sample values (functions) or the weighted, reduced
 value (`Loss` instances, `reduction` = 'auto' | 'sum_over_batch_size' | 'sum'
 | 'none'); probabilities are clipped with epsilon 1e-7 as Keras does.
@@ -51,6 +55,7 @@ from torchestimator.keras.losses._regression import (
     poisson,
     squared_hinge,
 )
+from torchestimator.keras.losses._torch import from_torch
 
 # Aliases, as Keras exports them.
 bce = BCE = binary_crossentropy
@@ -72,7 +77,7 @@ __all__ = [
     "MeanSquaredError", "MeanSquaredLogarithmicError", "Poisson", "Reduction",
     "SparseCategoricalCrossentropy", "SquaredHinge", "bce", "binary_crossentropy",
     "binary_focal_crossentropy", "categorical_crossentropy", "categorical_focal_crossentropy",
-    "categorical_hinge", "cosine_similarity", "deserialize", "get", "hinge", "huber",
+    "categorical_hinge", "cosine_similarity", "deserialize", "from_torch", "get", "hinge", "huber",
     "huber_loss", "kl_divergence", "kld", "kullback_leibler_divergence", "log_cosh", "logcosh",
     "mae", "mape", "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
     "mean_squared_logarithmic_error", "mse", "msle", "poisson", "serialize",

@@ -8,6 +8,7 @@ from torchestimator.keras.losses import _crossentropy as ce
 from torchestimator.keras.losses import _regression as rg
 from torchestimator.keras.losses._classes import LOSS_CLASSES
 from torchestimator.keras.losses._loss import Loss, LossFunctionWrapper
+from torchestimator.keras.losses._torch import from_torch, is_torch_loss
 from torchestimator.keras.saving import _registry
 
 #: Loss functions by every name Keras 2.15 exports them under (aliases included).
@@ -109,12 +110,16 @@ def get(identifier: Any) -> Any:
     'categorical_crossentropy', ...) or class ('CategoricalCrossentropy'), a
     config dict `{'class_name': ..., 'config': {...}}`, a function or a `Loss`
     instance. Returns None, the function, or the instance. Raises ValueError
-    when the identifier cannot be interpreted.
+    when the identifier cannot be interpreted. A PyTorch loss (a `torch.nn` loss
+    module or a `torch.nn.functional` function) gives a `TorchLoss`, which calls it
+    in torch's order, `fn(y_pred, y_true)`.
     """
     if identifier is None:
         return None
     if isinstance(identifier, (str, dict)):
         return deserialize(identifier)
+    if not isinstance(identifier, Loss) and is_torch_loss(identifier):
+        return from_torch(identifier)
     if callable(identifier):
         return identifier
     raise ValueError(

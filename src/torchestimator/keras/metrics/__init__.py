@@ -5,6 +5,10 @@
     m.result()                          # a torch scalar
     m.reset_state()
 
+torchmetrics objects (and torch losses) in `compile(metrics=[...])` become Keras metrics
+(`TorchMetric`: `update(preds, target)`, `compute()`, `reset()`); `from_torch(metric, name)`
+names one.
+
 Metrics are plain Python objects (not `torch.nn.Module`s). `resolve_metric`
 and `resolve_accuracy` turn `compile(metrics=[...])` entries into metric
 objects by Keras 2.15's rules.
@@ -97,6 +101,7 @@ from torchestimator.keras.metrics._regression import (
     RootMeanSquaredError,
 )
 from torchestimator.keras.metrics._scores import F1Score, FBetaScore, R2Score
+from torchestimator.keras.metrics._torch import from_torch
 from torchestimator.keras.metrics._variable import StateVariable
 
 # Aliases, as Keras exports them.
@@ -124,11 +129,12 @@ __all__ = [
     "RootMeanSquaredError", "SensitivityAtSpecificity", "SensitivitySpecificityBase",
     "SparseCategoricalAccuracy", "SparseCategoricalCrossentropy", "SparseTopKCategoricalAccuracy",
     "SpecificityAtSensitivity", "SquaredHinge", "StateVariable", "Sum", "SumOverBatchSize",
-    "TopKCategoricalAccuracy", "TrueNegatives", "TruePositives", "acc", "accuracy", "bce",
+    "TopKCategoricalAccuracy", "TrueNegatives", "TruePositives",
+    "acc", "accuracy", "bce",
     "binary_accuracy", "binary_crossentropy", "binary_focal_crossentropy",
     "categorical_accuracy", "categorical_crossentropy", "categorical_focal_crossentropy",
     "categorical_hinge", "cosine_proximity", "cosine_similarity", "deserialize", "get", "hinge",
-    "kl_divergence", "kld", "kullback_leibler_divergence", "log_cosh", "logcosh", "mae", "mape",
+    "from_torch", "kl_divergence", "kld", "kullback_leibler_divergence", "log_cosh", "logcosh", "mae", "mape",
     "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
     "mean_squared_logarithmic_error", "mse", "msle", "poisson", "resolve_accuracy",
     "resolve_metric", "serialize", "sparse_categorical_accuracy",

@@ -186,15 +186,34 @@ def get(identifier: Any) -> Any:
     function or a `Metric` instance. Returns the function, a new instance for
     a class name, or the object itself. Raises ValueError when the identifier
     cannot be interpreted.
+
+    PyTorch objects become Keras metrics (`from_torch`): a torchmetrics `Metric` a
+    `TorchMetric`; a torch loss (a `torch.nn` loss module, a `torch.nn.functional` function or
+    a `losses.from_torch` loss) the mean of its values, called in torch's order.
     """
     if isinstance(identifier, (str, dict)):
         return deserialize(identifier)
+    torch_metric = _from_torch_object(identifier)
+    if torch_metric is not None:
+        return torch_metric
     if callable(identifier):
         return identifier
     raise ValueError(
         f"Could not interpret metric identifier: {identifier!r}. Pass a metric name (e.g. "
         "'accuracy', 'mae', 'AUC'), a config dict, a function or a tf.keras.metrics.Metric."
     )
+
+
+def _from_torch_object(identifier: Any) -> Metric | None:
+    """The Keras metric of a PyTorch metric or loss object (see `get`), else None."""
+    from torchestimator.keras.losses._torch import TorchLoss, is_torch_loss
+    from torchestimator.keras.metrics._torch import from_torch, is_torchmetric
+
+    if is_torchmetric(identifier) or isinstance(identifier, TorchLoss) or (
+        not isinstance(identifier, (Metric, Loss, type)) and is_torch_loss(identifier)
+    ):
+        return from_torch(identifier)
+    return None
 
 
 _ACCURACY_NAMES = ("accuracy", "acc")

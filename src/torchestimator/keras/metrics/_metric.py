@@ -126,6 +126,10 @@ class Metric(metaclass=ReusableABCMeta):
       dtype: data type of the metric result, default 'float32'.
     """
 
+    #: True for a PyTorch metric (`TorchMetric`): `compile` gives it the labels as they are,
+    #: without Keras' rank alignment.
+    _torch_order = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         update = cls.__dict__.get("update_state")

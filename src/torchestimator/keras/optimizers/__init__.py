@@ -4,10 +4,15 @@ Each optimizer keeps Keras' names, arguments, defaults and update rule; the
 update runs as a `torch.optim.Optimizer` (multi-tensor ops, or torch's own
 functional implementation where its math is TF's). Training engines call
 `optimizer.build(params)`, then `optimizer.step()` after `loss.backward()`.
+
+`compile(optimizer=torch.optim.Adam(model.parameters()))` takes a torch optimizer, and
+`(optimizer, lr_scheduler)` one with a scheduler stepped every epoch (`from_torch`; the
+model's `optimizer` is then a `TorchOptimizer` holding them, see `_torch.py`).
 """
 
 from torchestimator.keras.optimizers import experimental, legacy, schedules
 from torchestimator.keras.optimizers._serialization import deserialize, get, serialize
+from torchestimator.keras.optimizers._torch import from_torch
 from torchestimator.keras.optimizers.adadelta import Adadelta
 from torchestimator.keras.optimizers.adagrad import Adagrad
 from torchestimator.keras.optimizers.adam import Adam
@@ -32,6 +37,7 @@ __all__ = [
     "RMSprop",
     "deserialize",
     "experimental",
+    "from_torch",
     "get",
     "legacy",
     "schedules",

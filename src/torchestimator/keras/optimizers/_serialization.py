@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from torchestimator.keras.optimizers._torch import TorchOptimizer, torch_optimizer_of
 from torchestimator.keras.optimizers.adadelta import Adadelta
 from torchestimator.keras.optimizers.adagrad import Adagrad
 from torchestimator.keras.optimizers.adam import Adam
@@ -48,7 +49,8 @@ KNOWN_NAMES = ("adadelta", "adagrad", "adam", "adamax", "adamw", "ftrl", "nadam"
 def _unknown(identifier: Any) -> ValueError:
     return ValueError(
         f"Could not interpret optimizer identifier: {identifier!r}. Known optimizers (case-insensitive): "
-        f"{', '.join(KNOWN_NAMES)}; or pass a tf.keras.optimizers.Optimizer instance, a config dict "
+        f"{', '.join(KNOWN_NAMES)}; or pass a tf.keras.optimizers.Optimizer instance, a "
+        "torch.optim.Optimizer (or (optimizer, lr_scheduler)), a config dict "
         "{'class_name': ..., 'config': {...}}, or a custom optimizer registered with "
         "tf.keras.saving.register_keras_serializable()."
     )
@@ -124,20 +126,25 @@ def deserialize(
     return optimizer
 
 
-def get(identifier: Any, **kwargs: Any) -> Optimizer:
+def get(identifier: Any, **kwargs: Any) -> Optimizer | TorchOptimizer:
     """Retrieves a Keras Optimizer instance.
 
     `identifier` is an optimizer name (`'adam'`, `'SGD'`, `'RMSProp'`, ...;
     a new instance with default arguments), a config dict (as written by
     `serialize`), or an `Optimizer` instance (returned unchanged).
     `use_legacy_optimizer=True` gives the legacy optimizer for a name.
-    Raises ValueError for anything else, listing the known names.
+    A `torch.optim.Optimizer`, `(optimizer, lr_scheduler)` or Lightning's
+    `{"optimizer": ..., "lr_scheduler": ...}` gives a `TorchOptimizer` (see
+    `from_torch`). Raises ValueError for anything else, listing the known names.
     """
     use_legacy_optimizer = kwargs.pop("use_legacy_optimizer", False)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments: {kwargs}")
     if isinstance(identifier, Optimizer):
         return identifier
+    torch_optimizer = torch_optimizer_of(identifier)
+    if torch_optimizer is not None:
+        return torch_optimizer
     if isinstance(identifier, dict):
         return deserialize(identifier, use_legacy_optimizer=use_legacy_optimizer)
     if isinstance(identifier, str):
