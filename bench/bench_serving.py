@@ -13,6 +13,12 @@
    installed), not an HTTP library: a library client would spend more of the
    machine's cores than the server under test.
 
+3. A 10^6-row `:predict` answer (`{"inputs": {feature: [10^6 values]}}`, the
+   amplification attack of security issue 26): seconds to answer in process
+   and the process's peak RSS, with the answer written from whole arrays
+   (`_json_out`, now) and as before (nested lists + `json.dumps`), each in a
+   fresh process (`--rows`, 0 to skip).
+
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
 `--export_base` names an existing base directory.
@@ -195,6 +201,46 @@ def load_test(port: int, body: dict, clients: int, seconds: float) -> dict:
     }
 
 
+def big_answer(export_dir: str, rows: int, writer: str) -> dict:
+    """Answers one `rows`-row columnar :predict in this process with `writer` ('now': whole
+    arrays; 'before': nested lists + json.dumps): seconds, answer MiB, peak RSS MiB."""
+    import resource
+
+    from torchestimator.serving import _rest
+    from torchestimator.serving._json_tensor import outputs_to_columnar_json
+    from torchestimator.serving._versions import ModelVersions
+
+    if writer == "before":
+        _rest.columnar_json = lambda outputs, limit=None: json.dumps(
+            outputs_to_columnar_json(outputs), allow_nan=True, ensure_ascii=False).encode()
+    versions = ModelVersions("iris", os.path.dirname(export_dir), poll_seconds=0)
+    versions.start()
+    api = _rest.RestApi({"iris": versions}, max_rows=None, max_response_bytes=None)
+    rng = np.random.default_rng(0)
+    body = json.dumps({"signature_name": "predict", "inputs": {
+        k: np.round(rng.uniform(0, 8, rows), 1).tolist() for k in IRIS}}).encode()
+    started = time.perf_counter()
+    status, payload = api.handle("POST", "/v1/models/iris:predict", body)
+    seconds = time.perf_counter() - started
+    assert status == 200, payload[:300]
+    return {"seconds": seconds, "answer MiB": len(payload) / 2**20,
+            "peak RSS MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def big_answers(export_dir: str, rows: int) -> None:
+    """Prints `big_answer` for both writers, each in a fresh process."""
+    print(f"\n:predict answer of {rows:,} rows (columnar, Iris DNNClassifier; in process)")
+    print(f"{'writer':<40}{'seconds':>9}{'answer MiB':>12}{'peak RSS MiB':>14}")
+    for writer, label in (("before", "before (nested lists + json.dumps)"),
+                          ("now", "now (whole arrays, orjson)")):
+        out = subprocess.run([sys.executable, __file__, "--_big_answer", writer, "--rows",
+                              str(rows), "--export_base", os.path.dirname(export_dir)],
+                             capture_output=True, text=True, check=True).stdout
+        figures = json.loads(out.strip().splitlines()[-1])
+        print(f"{label:<40}{figures['seconds']:>9.2f}{figures['answer MiB']:>12.0f}"
+              f"{figures['peak RSS MiB']:>14.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=10.0)
@@ -206,7 +252,15 @@ def main() -> None:
                         "'--tensorflow_intra_op_parallelism=1'")
     parser.add_argument("--export_base", help="an existing base directory of versions")
     parser.add_argument("--skip_in_process", action="store_true")
+    parser.add_argument("--rows", type=int, default=1_000_000,
+                        help="rows of the big :predict answer (0: skip it)")
+    parser.add_argument("--skip_rest", action="store_true")
+    parser.add_argument("--_big_answer", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args._big_answer:
+        version = os.path.join(args.export_base, max(os.listdir(args.export_base), key=int))
+        print(json.dumps(big_answer(version, args.rows, args._big_answer)))
+        return
 
     base = args.export_base or os.path.join(tempfile.mkdtemp(prefix="bench-serving-"), "iris")
     if not args.export_base:
@@ -220,6 +274,10 @@ def main() -> None:
         for label, per_second in in_process(version_dir):
             print(f"{label:<52}{per_second:>12,.0f}{1e6 / per_second:>10.0f}")
 
+    if args.rows:
+        big_answers(version_dir, args.rows)
+    if args.skip_rest:
+        return
     example = base64.b64encode(serialized([ROW])[0]).decode()
     bodies = {
         "feature dict": {"signature_name": "predict", "instances": [ROW]},

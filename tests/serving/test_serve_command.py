@@ -34,6 +34,10 @@ def test_serve_refuses_an_export_dir_given_as_base_path(capsys, tmp_path):
     (["--model_base_path", ".", "--max_body_bytes", "0"], ["--max_body_bytes"]),
     (["--model_base_path", ".", "--rest_api_workers", "0"], ["--rest_api_workers", "got 0"]),
     (["--model_base_path", "/no/such/dir", "--rest_api_workers", "2"], ["not a directory"]),
+    (["--model_base_path", ".", "--max_request_rows", "-1"], ["--max_request_rows", "got -1"]),
+    (["--model_base_path", ".", "--rest_api_max_queue", "0"], ["--rest_api_max_queue"]),
+    (["--model_base_path", ".", "--header_timeout_seconds", "-2"], ["--header_timeout_seconds"]),
+    (["--model_base_path", ".", "--max_header_bytes", "0"], ["--max_header_bytes"]),
 ])
 def test_serve_refuses_what_it_does_not_support(capsys, args, words):
     status, err = _serve(capsys, *args)
@@ -54,3 +58,28 @@ def test_serve_takes_tensorflow_model_server_flags():
         8500, 8501, "iris", "/models/iris")
     assert args.rest_api_num_threads == 4 and args.rest_api_timeout_in_ms == 5000
     assert args.file_system_poll_wait_seconds == 2.0
+
+
+def test_serve_takes_the_limit_flags_and_documents_them(capsys):
+    from torchestimator.cli import _parser
+
+    args = _parser().parse_args(
+        ["serve", "--model_base_path=/m", "--max_request_rows=10", "--max_response_bytes=1000",
+         "--rest_api_max_queue=5", "--body_timeout_seconds=2", "--header_timeout_seconds=3",
+         "--max_header_bytes=2048", "--keep_alive_timeout_seconds=4",
+         "--rest_api_max_connections=7", "--max_requests_per_connection=9"])
+    assert (args.max_request_rows, args.max_response_bytes, args.rest_api_max_queue) == (
+        10, 1000, 5)
+    assert (args.body_timeout_seconds, args.header_timeout_seconds, args.max_header_bytes) == (
+        2.0, 3.0, 2048)
+    assert (args.keep_alive_timeout_seconds, args.rest_api_max_connections,
+            args.max_requests_per_connection) == (4.0, 7, 9)
+    defaults = _parser().parse_args(["serve"])
+    assert defaults.host == "0.0.0.0" and defaults.max_request_rows == 100_000
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("--max_request_rows", "default 100000", "--max_response_bytes",
+                  "--header_timeout_seconds", "--body_timeout_seconds",
+                  "--rest_api_max_connections", "no authentication"):
+        assert words in text, words

@@ -110,7 +110,8 @@ def test_500_concurrent_requests_are_all_answered(iris_server):
         predictions = body["predictions"]
         assert len(predictions) == 1 + i % 4
         first = reference.setdefault(i % 3, predictions[0]["logits"])
-        assert predictions[0]["logits"] == first
+        # (torch's batch-1 product may differ from larger batches' in the last float32 bit)
+        assert predictions[0]["logits"] == pytest.approx(first, rel=1e-5)
 
 
 def test_a_slow_request_does_not_hold_up_the_others(iris_server):

@@ -12,11 +12,17 @@ answers, as `tensorflow_model_server` does:
                                                  -> {"results": [[["label", score], ...], ...]}
     POST /v1/models/iris[/versions/N]:regress    -> {"results": [value, ...]}
 
-Errors are `{"error": "..."}` with 400 (bad request), 404 (unknown model,
-version or path), 413 (body over --max_body_bytes), 504 (over
---rest_api_timeout_in_ms) or 500 (the model failed); the server keeps
-serving. A body nesting arrays/objects deeper than 100 levels is a 400; a
-version directory that is a symlink out of the base path is never loaded (logged).
+Errors are `{"error": "..."}` with 400 (bad request, malformed JSON included:
+lone surrogates, integers past 4300 digits, nesting deeper than 100 levels),
+404 (unknown model, version or path), 408 (headers or body too slow), 413
+(body over --max_body_bytes, more rows than --max_request_rows, an answer over
+--max_response_bytes), 431 (headers over --max_header_bytes), 503 (past
+--rest_api_max_queue or --rest_api_max_connections), 504 (over
+--rest_api_timeout_in_ms: the work stops at its next step) or 500 (the model
+failed); the server keeps serving. Every limit, its default and its flag:
+`torchestimator.serving._limits`. There is no authentication: the default
+--host 0.0.0.0 (TF Serving's) is logged as such. A version directory that is a
+symlink out of the base path is never loaded (logged).
 Bytes travel as `{"b64": "..."}` both ways (outputs whose name ends
 in `_bytes`). Beyond TF Serving, an export with a parsing receiver also takes
 plain feature dicts in `:predict` (`{"instances": [{"x": 1.5, "kind": "a"}]}`).

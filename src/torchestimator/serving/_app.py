@@ -1,10 +1,18 @@
 """The ASGI application: reads a request, answers it off the event loop with `RestApi`.
 
 A plain ASGI callable (served by Uvicorn; mountable in any ASGI framework).
-The body is read up to `max_body_bytes` (413 past it, before reading more);
-the JSON work and the model run in a thread pool, so one slow request never
-holds up the others; `timeout_seconds` bounds how long a client waits
-(TF Serving's `--rest_api_timeout_in_ms`).
+The body is read up to `max_body_bytes` (413 past it, before reading more) and
+within `body_timeout_seconds` (408 past it); the JSON work and the model run
+in a thread pool, so one slow request never holds up the others;
+`timeout_seconds` bounds how long a client waits (TF Serving's
+`--rest_api_timeout_in_ms`): the request's work stops at its next step, and a
+request whose time ran out while queued is dropped without running.
+
+At most `max_queue` requests wait or run at once; past that a request is
+answered 503 at once rather than queued behind the others. Requests whose
+body is over `LARGE_BODY_BYTES` run on a thread of their own, one at a time
+(at most `MAX_LARGE_QUEUE` queued), so that a few huge requests never delay
+the small ones. See `_limits` for every limit, its default and its flag.
 """
 
 from __future__ import annotations
@@ -12,30 +20,59 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from torchestimator.serving._limits import (
+    DEFAULT_BODY_TIMEOUT_SECONDS,
+    DEFAULT_MAX_QUEUE,
+    LARGE_BODY_BYTES,
+    MAX_LARGE_QUEUE,
+)
 from torchestimator.serving._rest import RestApi
 
 _LOG = logging.getLogger("torchestimator.serving")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
+_CLOSE = (b"connection", b"close")
 
 
 def _error_body(message: str) -> bytes:
     return json.dumps({"error": message}).encode("utf-8")
 
 
+class _BodyTooLarge(Exception):
+    """The body is over max_body_bytes."""
+
+
+class _BodyTimeout(Exception):
+    """The body did not arrive within body_timeout_seconds."""
+
+
 class RestApp:
-    """ASGI app answering TF Serving's REST API with `api` on `executor`'s threads."""
+    """ASGI app answering TF Serving's REST API with `api` on `executor`'s threads.
+
+    `large_executor` (default: one thread of its own) runs the requests whose body is over
+    `LARGE_BODY_BYTES`. See the module docstring for the other limits.
+    """
 
     def __init__(self, api: RestApi, executor: ThreadPoolExecutor, max_body_bytes: int,
                  timeout_seconds: float | None = None,
-                 on_shutdown: Callable[[], None] | None = None):
+                 on_shutdown: Callable[[], None] | None = None, *,
+                 body_timeout_seconds: float | None = DEFAULT_BODY_TIMEOUT_SECONDS,
+                 max_queue: int = DEFAULT_MAX_QUEUE,
+                 large_executor: ThreadPoolExecutor | None = None):
         self._api = api
         self._executor = executor
+        self._large_executor = large_executor or ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="serving-large")
         self._max_body_bytes = max_body_bytes
         self._timeout = timeout_seconds
+        self._body_timeout = body_timeout_seconds
+        self._max_queue = max_queue
+        self._pending = 0  # requests queued or running (touched on the event loop only)
+        self._pending_large = 0
         self._on_shutdown = on_shutdown
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
@@ -44,45 +81,80 @@ class RestApp:
             return
         if scope["type"] != "http":
             return
-        method = scope["method"]
-        path = scope["path"]
-        body = await self._read_body(scope, receive)
-        if body is None:
+        try:
+            body = await self._read_body(scope, receive)
+        except _BodyTooLarge:
             await _respond(send, 413, _error_body(
                 f"Request body too large: over the server's limit of {self._max_body_bytes} "
-                "bytes (--max_body_bytes); send fewer instances per request"))
+                "bytes (--max_body_bytes); send fewer instances per request"), close=True)
             return
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor, self._api.handle, method, path, body)
-        try:
-            status, payload = await asyncio.wait_for(future, self._timeout)
-        except asyncio.TimeoutError:
-            status, payload = 504, _error_body(
-                f"Request timed out after {self._timeout * 1000:.0f} ms "
-                "(--rest_api_timeout_in_ms); the model is still busy with it")
+        except _BodyTimeout:
+            await _respond(send, 408, _error_body(
+                f"Request body not received within {self._body_timeout:g} s "
+                "(--body_timeout_seconds); send the whole body at once"), close=True)
+            return
+        refusal = self._overloaded(len(body))
+        if refusal is not None:
+            await _respond(send, 503, _error_body(refusal), close=True)
+            return
+        status, payload = await self._run(scope["method"], scope["path"], body)
         await _respond(send, status, payload)
 
-    async def _read_body(self, scope: dict, receive: Callable) -> bytes | None:
-        """The request body, or None when it is larger than the limit."""
+    def _overloaded(self, size: int) -> str | None:
+        """Why a request of `size` bytes is refused now (the queues are full), or None."""
+        if self._pending >= self._max_queue:
+            return (f"Server overloaded: {self._pending} requests are already queued or running, "
+                    f"the server's limit (--rest_api_max_queue={self._max_queue}); retry later")
+        if size > LARGE_BODY_BYTES and self._pending_large >= MAX_LARGE_QUEUE:
+            return (f"Server overloaded: {self._pending_large} requests with bodies over "
+                    f"{LARGE_BODY_BYTES} bytes are already queued or running (at most "
+                    f"{MAX_LARGE_QUEUE}); retry later, or send smaller requests")
+        return None
+
+    async def _run(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        """Answers the request on a worker thread, within the timeout."""
+        large = len(body) > LARGE_BODY_BYTES
+        executor = self._large_executor if large else self._executor
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        self._pending += 1
+        self._pending_large += large
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(executor, self._api.handle, method, path, body, deadline)
+        try:
+            return await asyncio.wait_for(future, self._timeout)
+        except asyncio.TimeoutError:
+            return 504, _error_body(
+                f"Request timed out after {self._timeout * 1000:.0f} ms "
+                "(--rest_api_timeout_in_ms); its work is stopped at its next step. Send fewer "
+                "instances per request, or raise the timeout")
+        finally:
+            self._pending -= 1
+            self._pending_large -= large
+
+    async def _read_body(self, scope: dict, receive: Callable) -> bytes:
+        """The request body; _BodyTooLarge past the size limit, _BodyTimeout past the time
+        limit."""
         limit = self._max_body_bytes
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
                     if int(value) > limit:
-                        return None
+                        raise _BodyTooLarge
                 except ValueError:
                     pass
                 break
+        deadline = None if self._body_timeout is None else (
+            time.monotonic() + self._body_timeout)
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            message = await _receive_by(receive, deadline)
             if message["type"] == "http.disconnect":
                 break
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
-                return None
+                raise _BodyTooLarge
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
@@ -100,7 +172,19 @@ class RestApp:
                 return
 
 
-async def _respond(send: Callable, status: int, payload: bytes) -> None:
+async def _receive_by(receive: Callable, deadline: float | None) -> dict:
+    """The next ASGI message; _BodyTimeout when it has not come by `deadline`."""
+    if deadline is None:
+        return await receive()
+    try:
+        return await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+    except asyncio.TimeoutError:
+        raise _BodyTimeout from None
+
+
+async def _respond(send: Callable, status: int, payload: bytes, close: bool = False) -> None:
     headers: list[Any] = [*_JSON_HEADERS, (b"content-length", str(len(payload)).encode())]
+    if close:
+        headers.append(_CLOSE)
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": payload})

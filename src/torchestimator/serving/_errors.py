@@ -8,7 +8,9 @@ class RequestError(Exception):
 
     `status` follows TF Serving's mapping of its error codes: 400 for
     INVALID_ARGUMENT (a malformed body, a wrong input), 404 for NOT_FOUND (an
-    unknown model, version or path), 413 for a body over `--max_body_bytes`.
+    unknown model, version or path), 413 for a request over a size limit
+    (`--max_body_bytes`, `--max_request_rows`, `--max_response_bytes`), 504 for
+    a request past its deadline.
     """
 
     def __init__(self, message: str, status: int = 400):

@@ -292,21 +292,27 @@ def output_to_json(name: str, value: Any) -> Any:
     raise RequestError(f"output '{name}': cannot write dtype {array.dtype} as JSON", 500)
 
 
-def outputs_to_row_json(outputs: Mapping[str, Any]) -> dict:
-    """The `{"predictions": ...}` body of a row-format (`instances`) request."""
-    names = list(outputs)
-    if not names:
+def row_batch_size(arrays: Mapping[str, np.ndarray]) -> int:
+    """The batch size the outputs share (the row format needs one); a RequestError if not."""
+    if not arrays:
         raise RequestError("the signature returned no outputs", 500)
-    arrays = {n: to_numpy(outputs[n]) for n in names}
-    batch = None
+    batch = -1
     for n, a in arrays.items():
         if a.ndim == 0:
             raise RequestError(f"output '{n}' is a scalar (no batch dimension); ask for the "
                                "columnar format ('inputs') to get it")
-        if batch is not None and a.shape[0] != batch:
+        if batch >= 0 and a.shape[0] != batch:
             raise RequestError(f"output '{n}' has inconsistent batch size {a.shape[0]}, expecting "
                                f"{batch}; ask for the columnar format ('inputs') instead")
         batch = a.shape[0]
+    return batch
+
+
+def outputs_to_row_json(outputs: Mapping[str, Any]) -> dict:
+    """The `{"predictions": ...}` body of a row-format (`instances`) request."""
+    names = list(outputs)
+    arrays = {n: to_numpy(outputs[n]) for n in names}
+    row_batch_size(arrays)
     if len(names) == 1:
         return {"predictions": output_to_json(names[0], arrays[names[0]])}
     columns = [output_to_json(n, arrays[n]) for n in names]

@@ -10,8 +10,12 @@ and a JSON body, as TF Serving's `http_rest_api_handler.cc` does:
     POST /v1/models/NAME[/versions/N]:regress    the same
 
 Paths match case-insensitively, as TF Serving's. Any failure is answered
-`{"error": "<message>"}` with 400 (a bad request), 404 (an unknown model,
-version or path) or 500 (the model failed), and the server carries on.
+`{"error": "<message>"}` with 400 (a bad request: malformed JSON, a lone
+surrogate, an integer too long to convert, nesting past `MAX_JSON_DEPTH`),
+404 (an unknown model, version or path), 413 (more rows than `max_rows`, an
+answer over `max_response_bytes`), 504 (the request's deadline passed: its
+work stops at the next step) or 500 (the model failed), and the server
+carries on. `:predict` answers are written from whole arrays (`_json_out`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,16 +31,16 @@ import numpy as np
 
 from torchestimator.serving._errors import RequestError, not_found, shorten
 from torchestimator.serving._features import check_columns, feature_columns
+from torchestimator.serving._json_out import columnar_json, row_json, too_large
 from torchestimator.serving._json_tensor import (
     decode_input,
     float32_for_json,
     is_b64_object,
     json_type,
-    outputs_to_columnar_json,
-    outputs_to_row_json,
     spec_dtype_name,
     to_numpy,
 )
+from torchestimator.serving._limits import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_ROWS
 from torchestimator.serving._versions import ModelVersions, Servable
 
 _LOG = logging.getLogger("torchestimator.serving")
@@ -60,24 +65,39 @@ _TF_DTYPES = {
 
 
 class RestApi:
-    """Answers TF Serving REST requests for `models` (model name -> ModelVersions)."""
+    """Answers TF Serving REST requests for `models` (model name -> ModelVersions).
 
-    def __init__(self, models: Mapping[str, ModelVersions]):
+    A request with more than `max_rows` instances/examples (None: no limit) or whose
+    answer would exceed `max_response_bytes` (None: no limit) is refused with 413.
+    """
+
+    def __init__(self, models: Mapping[str, ModelVersions], *,
+                 max_rows: int | None = DEFAULT_MAX_ROWS,
+                 max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES):
         self._models = dict(models)
+        self._max_rows = max_rows
+        self._max_response_bytes = max_response_bytes
 
     # ------------------------------------------------------------------------ dispatch
-    def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
-        """Answers one request: returns (HTTP status, JSON body bytes)."""
+    def handle(self, method: str, path: str, body: bytes,
+               deadline: float | None = None) -> tuple[int, bytes]:
+        """Answers one request: returns (HTTP status, JSON body bytes). Past `deadline` (a
+        `time.monotonic()` value) the work stops at its next step with a 504."""
         try:
-            status, payload = 200, self._dispatch(method.upper(), path, body)
+            _check_deadline(deadline)
+            status, payload = 200, self._dispatch(method.upper(), path, body, deadline)
         except RequestError as error:
             status, payload = error.status, {"error": error.message}
         except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
             _LOG.exception("Request %s %s failed", method, path)
             status, payload = 500, {"error": f"Internal error: {type(error).__name__}: {error}"}
-        return status, json.dumps(payload, allow_nan=True, ensure_ascii=False).encode("utf-8")
+        if isinstance(payload, bytes):
+            return status, payload
+        text = json.dumps(payload, allow_nan=True, ensure_ascii=False)
+        return status, text.encode("utf-8", "backslashreplace")
 
-    def _dispatch(self, method: str, path: str, body: bytes) -> dict:
+    def _dispatch(self, method: str, path: str, body: bytes,
+                  deadline: float | None = None) -> dict | bytes:
         prediction = _PREDICTION.fullmatch(path)
         status = None if prediction else _STATUS.fullmatch(path)
         if prediction is not None:
@@ -88,10 +108,11 @@ class RestApi:
             name, version, label, verb = prediction.groups()
             servable = self._servable(name, _version(version), label)
             document = _parse_json(body)
+            _check_deadline(deadline)
             verb = verb.lower()
             if verb == "predict":
-                return self._predict(servable, document)
-            return self._classify_or_regress(servable, document, verb)
+                return self._predict(servable, document, deadline)
+            return self._classify_or_regress(servable, document, verb, deadline)
         if status is not None:
             name, version, label, metadata = status.groups()
             if method != "GET":
@@ -129,8 +150,25 @@ class RestApi:
             raise _label_error(name, label)
         return models.get(version)
 
+    def _check_rows(self, rows: int, what: str) -> None:
+        """413 when a request holds more than max_rows rows."""
+        if self._max_rows is not None and rows > self._max_rows:
+            raise RequestError(
+                f"Too many rows: the request has {rows} {what}, over the server's limit of "
+                f"{self._max_rows} per request (--max_request_rows); split it into requests of "
+                f"at most {self._max_rows}", 413)
+
+    def _check_answer(self, results: Any) -> bytes:
+        """The JSON of a classify/regress answer; 413 when over max_response_bytes."""
+        text = json.dumps(results, allow_nan=True, ensure_ascii=False).encode(
+            "utf-8", "backslashreplace")
+        if self._max_response_bytes is not None and len(text) > self._max_response_bytes:
+            raise too_large(len(text), self._max_response_bytes, exact=True)
+        return text
+
     # ------------------------------------------------------------------------- predict
-    def _predict(self, servable: Servable, document: dict) -> dict:
+    def _predict(self, servable: Servable, document: dict,
+                 deadline: float | None = None) -> bytes:
         signature = servable.signature(_signature_name(document))
         has_instances, has_inputs = "instances" in document, "inputs" in document
         if has_instances and has_inputs:
@@ -149,19 +187,27 @@ class RestApi:
                                    f"{json_type(instances)}")
             if not instances:
                 raise RequestError("No values in 'instances' array")
+            self._check_rows(len(instances), "instances")
             first = instances[0]
             if _is_object(first) and self._takes_features(servable, signature, first):
                 columns = feature_columns(instances, None, servable.feature_spec, "instances",
                                           strict=True)
-                return outputs_to_row_json(_call_features(signature, columns))
-            arrays = _instances_to_arrays(instances, names, signature.inputs)
-            return outputs_to_row_json(_call(signature, arrays))
+                outputs = _call_features(signature, columns, deadline)
+            else:
+                arrays = _instances_to_arrays(instances, names, signature.inputs)
+                outputs = _call(signature, arrays, deadline)
+            _check_deadline(deadline)
+            return row_json(outputs, self._max_response_bytes)
         inputs = document["inputs"]
+        self._check_rows(_columnar_rows(inputs), "rows in 'inputs'")
         if _is_object(inputs) and self._takes_features(servable, signature, inputs):
             check_columns(inputs, servable.feature_spec)
-            return outputs_to_columnar_json(_call_features(signature, inputs))
-        arrays = _inputs_to_arrays(inputs, names, signature.inputs)
-        return outputs_to_columnar_json(_call(signature, arrays))
+            outputs = _call_features(signature, inputs, deadline)
+        else:
+            arrays = _inputs_to_arrays(inputs, names, signature.inputs)
+            outputs = _call(signature, arrays, deadline)
+        _check_deadline(deadline)
+        return columnar_json(outputs, self._max_response_bytes)
 
     @staticmethod
     def _takes_features(servable: Servable, signature: Any, obj: dict) -> bool:
@@ -170,7 +216,8 @@ class RestApi:
         return servable.feature_spec is not None and not set(obj) & set(signature.inputs)
 
     # --------------------------------------------------------------- classify, regress
-    def _classify_or_regress(self, servable: Servable, document: dict, verb: str) -> dict:
+    def _classify_or_regress(self, servable: Servable, document: dict, verb: str,
+                             deadline: float | None = None) -> bytes:
         name = _signature_name(document)
         signature = servable.signature(name)
         expected = CLASSIFY_METHOD if verb == "classify" else REGRESS_METHOD
@@ -192,16 +239,20 @@ class RestApi:
                                f"{json_type(examples)}")
         if not examples:
             raise RequestError("'examples' value is an empty array")
+        self._check_rows(len(examples), "examples")
         context = document.get("context")
         if servable.feature_spec is not None:
             columns = feature_columns(examples, context, servable.feature_spec, "examples",
                                       strict=False)
-            outputs = _call_features(signature, columns)
+            outputs = _call_features(signature, columns, deadline)
         else:
-            outputs = _call(signature, _serialized_examples(signature, examples, context))
+            outputs = _call(signature, _serialized_examples(signature, examples, context),
+                            deadline)
+        _check_deadline(deadline)
         if verb == "classify":
-            return {"results": _classification_results(outputs, len(examples))}
-        return {"results": _regression_results(outputs, len(examples))}
+            return self._check_answer({"results": _classification_results(outputs,
+                                                                          len(examples))})
+        return self._check_answer({"results": _regression_results(outputs, len(examples))})
 
 
 # --------------------------------------------------------------------------- helpers
@@ -242,22 +293,58 @@ def _too_deep() -> RequestError:
         f"{MAX_JSON_DEPTH} levels; send tensors of lower rank")
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-
-
 def _depth(body: bytes) -> int:
     """How deep the arrays/objects of the valid JSON `body` nest (brackets outside strings,
-    counted at C speed; json.loads also takes UTF-16/32, counted once re-encoded)."""
+    counted with numpy; json.loads also takes UTF-16/32, counted once re-encoded)."""
     if not json.detect_encoding(body).startswith("utf-8"):
         body = body.decode(json.detect_encoding(body)).encode("utf-8")
-    codes = np.frombuffer(_JSON_STRING.sub(b"", body), np.uint8)
-    steps = (codes == 91).astype(np.int32) + (codes == 123) - (codes == 93) - (codes == 125)
-    return int(np.cumsum(steps).max(initial=0))
+    codes = np.frombuffer(body, np.uint8)
+    steps = ((codes == 91).view(np.int8) + (codes == 123).view(np.int8)
+             - (codes == 93).view(np.int8) - (codes == 125).view(np.int8))
+    quotes = _string_quotes(codes)
+    if quotes.size:
+        inside = np.zeros(codes.size + 1, np.int8)
+        inside[quotes[0::2]] += 1
+        inside[quotes[1::2]] -= 1
+        steps[np.cumsum(inside[:-1], dtype=np.int8).view(bool)] = 0
+    return _max_prefix_sum(steps)
 
 
-def _parse_json(body: bytes) -> dict:
-    if not body:
-        raise RequestError("JSON Parse error: The document is empty")
+_BLOCK = 16384  # prefix sums within a block fit int16, five times faster than int64 ones
+
+
+def _max_prefix_sum(steps: np.ndarray) -> int:
+    """max(0, the largest prefix sum of the +1/0/-1 int8 `steps`), by blocks."""
+    padded = np.zeros(-(-steps.size // _BLOCK) * _BLOCK, np.int8)
+    padded[:steps.size] = steps
+    within = np.cumsum(padded.reshape(-1, _BLOCK), axis=1, dtype=np.int16)
+    ends = within[:, -1].astype(np.int64)
+    starts = np.cumsum(ends) - ends
+    return int(max(0, (starts + within.max(axis=1)).max(initial=0)))
+
+
+def _string_quotes(codes: np.ndarray) -> np.ndarray:
+    """Positions of the quotes that open and close JSON strings (not the escaped ones)."""
+    quotes = np.flatnonzero(codes == 34)
+    slashes = np.flatnonzero(codes == 92)
+    if not slashes.size or not quotes.size:
+        return quotes
+    breaks = np.flatnonzero(np.diff(slashes) != 1)
+    ends = np.append(slashes[breaks], slashes[-1])  # last backslash of each run
+    starts = np.insert(slashes[breaks + 1], 0, slashes[0])
+    odd = ends[((ends - starts + 1) % 2 == 1) & (ends + 1 < codes.size)]
+    escaped = odd[codes[odd + 1] == 34] + 1
+    return np.setdiff1d(quotes, escaped, assume_unique=True)
+
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")  # escaped or raw (CESU)
+
+
+def _loads(body: bytes) -> Any:
+    """The JSON document in `body` (NaN/Infinity read as TF Serving reads them, UTF-16/32
+    bodies taken); a 400 RequestError for a malformed body, never another exception. (The
+    standard library's parser: it stops at ~1000 levels with a RecursionError, where a
+    faster one, orjson, overflows a thread's stack.)"""
     try:
         document = json.loads(body)
     except json.JSONDecodeError as error:
@@ -266,6 +353,39 @@ def _parse_json(body: bytes) -> dict:
         raise RequestError(f"JSON Parse error: the body is not UTF-8 text ({error})") from None
     except RecursionError:
         raise _too_deep() from None
+    except ValueError as error:  # an integer past Python's int-string conversion limit
+        raise RequestError(
+            f"JSON Parse error: a number is too long to convert ({error}); numbers are at most "
+            "4300 digits, and tensors take 64-bit values") from None
+    if (_SURROGATE.search(body) or not json.detect_encoding(body).startswith("utf-8")) and \
+            _has_lone_surrogate(document):
+        raise RequestError("JSON Parse error: a string holds a lone UTF-16 surrogate (such as "
+                           '"\\ud800"), which is not a Unicode character; send valid UTF-8 text')
+    return document
+
+
+def _has_lone_surrogate(document: Any) -> bool:
+    """True when a string (or object key) in `document` is not valid Unicode."""
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+    return False
+
+
+def _parse_json(body: bytes) -> dict:
+    if not body:
+        raise RequestError("JSON Parse error: The document is empty")
+    document = _loads(body)
     if body.count(b"[") + body.count(b"{") > MAX_JSON_DEPTH and _depth(body) > MAX_JSON_DEPTH:
         raise _too_deep()  # (only a body with that many brackets can be that deep)
     if not isinstance(document, dict):
@@ -336,14 +456,35 @@ def _inputs_to_arrays(inputs: Any, names: list[str], specs: Mapping[str, Any]
     return {n: decode_input(inputs[n], n, specs[n]) for n in names}
 
 
-def _call(signature: Any, arrays: Mapping[str, Any]) -> Mapping[str, Any]:
+def _check_deadline(deadline: float | None) -> None:
+    """A 504 RequestError once `deadline` (time.monotonic) has passed: the client has been
+    answered 504 already, so the request's remaining work is skipped."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise RequestError("Request timed out (--rest_api_timeout_in_ms); its work was stopped",
+                           504)
+
+
+def _columnar_rows(inputs: Any) -> int:
+    """The number of rows in a columnar `inputs` value: the longest leading dimension."""
+    if isinstance(inputs, list):
+        return len(inputs)
+    if _is_object(inputs):
+        return max((len(v) for v in inputs.values() if isinstance(v, list)), default=0)
+    return 0
+
+
+def _call(signature: Any, arrays: Mapping[str, Any],
+          deadline: float | None = None) -> Mapping[str, Any]:
+    _check_deadline(deadline)
     try:
         return signature(**arrays)
     except (ValueError, TypeError, KeyError) as error:
         raise RequestError(_message(error)) from None
 
 
-def _call_features(signature: Any, features: Mapping[str, Any]) -> Mapping[str, Any]:
+def _call_features(signature: Any, features: Mapping[str, Any],
+                   deadline: float | None = None) -> Mapping[str, Any]:
+    _check_deadline(deadline)
     try:
         return signature.call_on_features(features)
     except (ValueError, TypeError, KeyError) as error:

@@ -11,11 +11,25 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from torchestimator.serving._app import RestApp
+from torchestimator.serving._limits import (
+    DEFAULT_BODY_TIMEOUT_SECONDS,
+    DEFAULT_HEADER_TIMEOUT_SECONDS,
+    DEFAULT_KEEP_ALIVE_SECONDS,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_QUEUE,
+    DEFAULT_MAX_REQUESTS_PER_CONNECTION,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_SECONDS,
+    check_positive,
+    default_max_connections,
+    hard_connection_cap,
+)
 from torchestimator.serving._rest import RestApi
 from torchestimator.serving._versions import ModelVersions, load_export
 
 _LOG = logging.getLogger("torchestimator.serving")
-DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 
 
 def default_num_threads() -> int:
@@ -28,8 +42,12 @@ def default_num_threads() -> int:
 
 def create_app(model_name: str, model_base_path: str | os.PathLike, *,
                num_threads: int | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-               timeout_seconds: float | None = 30.0, poll_seconds: float = 1.0,
-               loader: Callable[[str], Any] = load_export) -> RestApp:
+               timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
+               poll_seconds: float = 1.0, loader: Callable[[str], Any] = load_export,
+               max_rows: int | None = DEFAULT_MAX_ROWS,
+               max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+               body_timeout_seconds: float | None = DEFAULT_BODY_TIMEOUT_SECONDS,
+               max_queue: int = DEFAULT_MAX_QUEUE) -> RestApp:
     """Returns the ASGI app serving TF Serving's REST API for one model.
 
     Loads the newest version under `model_base_path` now (older ones on the
@@ -43,36 +61,72 @@ def create_app(model_name: str, model_base_path: str | os.PathLike, *,
             `export_dir_base`).
         num_threads: threads that parse requests and run the model (default
             `default_num_threads()`).
-        max_body_bytes: larger request bodies are refused with 413.
-        timeout_seconds: a request not answered by then gets 504 (None: no limit).
+        max_body_bytes: larger request bodies are refused with 413, unread
+            (default 64 MiB; `--max_body_bytes`).
+        timeout_seconds: a request not answered by then gets 504 and its work
+            stops at its next step; one whose time ran out while queued never
+            runs (default 30; None: no limit; `--rest_api_timeout_in_ms`).
         poll_seconds: how often to look for new versions (0: never).
         loader: loads one version directory (default `tf.saved_model.load`).
+        max_rows: a request with more instances/examples/rows is refused with
+            413 (default 100000; None: no limit; `--max_request_rows`).
+        max_response_bytes: a request whose answer would be larger is refused
+            with 413, before the answer is built where its size can be told
+            from its values (default 64 MiB; None: no limit;
+            `--max_response_bytes`).
+        body_timeout_seconds: a body not received by then (from the end of the
+            headers) gets 408 and the connection is closed (default 30; None:
+            no limit; `--body_timeout_seconds`).
+        max_queue: past this many requests queued or running, a request is
+            answered 503 at once (default 1024; `--rest_api_max_queue`).
 
     Raises:
-        FileNotFoundError when `model_base_path` is not a directory of versions.
+        FileNotFoundError when `model_base_path` is not a directory of versions;
+        ValueError for a limit that is not > 0.
     """
-    if max_body_bytes <= 0:
-        raise ValueError(f"max_body_bytes must be > 0; got {max_body_bytes}")
+    check_positive("max_body_bytes", max_body_bytes, "--max_body_bytes")
+    check_positive("max_rows", max_rows, "--max_request_rows", allow_none=True)
+    check_positive("max_response_bytes", max_response_bytes, "--max_response_bytes",
+                   allow_none=True)
+    check_positive("body_timeout_seconds", body_timeout_seconds, "--body_timeout_seconds",
+                   allow_none=True)
+    check_positive("timeout_seconds", timeout_seconds, "--rest_api_timeout_in_ms",
+                   allow_none=True)
+    check_positive("max_queue", max_queue, "--rest_api_max_queue")
     versions = ModelVersions(model_name, model_base_path, loader=loader,
                              poll_seconds=poll_seconds)
     versions.start()
     executor = ThreadPoolExecutor(max_workers=num_threads or default_num_threads(),
                                   thread_name_prefix="serving")
+    large_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="serving-large")
 
     def shutdown() -> None:
         versions.stop()
         executor.shutdown(wait=False, cancel_futures=True)
+        large_executor.shutdown(wait=False, cancel_futures=True)
 
-    return RestApp(RestApi({model_name: versions}), executor, max_body_bytes,
-                   timeout_seconds=timeout_seconds, on_shutdown=shutdown)
+    api = RestApi({model_name: versions}, max_rows=max_rows,
+                  max_response_bytes=max_response_bytes)
+    return RestApp(api, executor, max_body_bytes, timeout_seconds=timeout_seconds,
+                   on_shutdown=shutdown, body_timeout_seconds=body_timeout_seconds,
+                   max_queue=max_queue, large_executor=large_executor)
 
 
 def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port: int = 8501,
           host: str = "0.0.0.0", num_threads: int | None = None,
-          max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, timeout_seconds: float | None = 30.0,
+          max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+          timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
           poll_seconds: float = 1.0, graceful_shutdown_seconds: float = 10.0,
           log_level: str = "info", workers: int = 1, intra_op_threads: int = 0,
-          inter_op_threads: int = 0) -> None:
+          inter_op_threads: int = 0, max_rows: int | None = DEFAULT_MAX_ROWS,
+          max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+          body_timeout_seconds: float | None = DEFAULT_BODY_TIMEOUT_SECONDS,
+          max_queue: int = DEFAULT_MAX_QUEUE,
+          header_timeout_seconds: float | None = DEFAULT_HEADER_TIMEOUT_SECONDS,
+          max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+          keep_alive_seconds: float = DEFAULT_KEEP_ALIVE_SECONDS,
+          max_connections: int | None = None,
+          max_requests_per_connection: int = DEFAULT_MAX_REQUESTS_PER_CONNECTION) -> None:
     """Serves `model_base_path` over HTTP with TF Serving's REST API until SIGINT/SIGTERM.
 
     On SIGTERM the server stops accepting connections, finishes the requests
@@ -80,18 +134,51 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
     `workers > 1` (beyond TF Serving) that many processes share the port, each
     with the model loaded: Python's one-thread-at-a-time interpreter then no
     longer caps the server at about one core. `intra_op_threads` /
-    `inter_op_threads` (> 0) set torch's thread counts in every process. See
-    `create_app` for the other arguments.
+    `inter_op_threads` (> 0) set torch's thread counts in every process.
+
+    The server has no authentication: `host` defaults to TF Serving's
+    `0.0.0.0` (every interface), which is logged; pass `127.0.0.1` to serve
+    this machine only. Per-connection limits (each process):
+
+    Args:
+        header_timeout_seconds: a request whose headers take longer gets 408
+            and its connection is closed, as is a connection that sends
+            nothing (default 10; None: no limit; `--header_timeout_seconds`).
+        max_header_bytes: a request with larger headers gets 431 and its
+            connection is closed (default 64 KiB; `--max_header_bytes`).
+        keep_alive_seconds: an idle keep-alive connection is closed after this
+            long (default 5; `--keep_alive_timeout_seconds`).
+        max_connections: past this many open connections a request is answered
+            503; past 1.25x it a new connection is closed at once (default
+            `default_max_connections()`: from the process's file-descriptor
+            limit, at most 1024; `--rest_api_max_connections`).
+        max_requests_per_connection: a connection is closed after answering
+            this many (default 0: no limit; `--max_requests_per_connection`).
+
+    See `create_app` for the other arguments and limits.
     """
     import uvicorn
 
+    from torchestimator.serving import _protocol
+
+    check_positive("max_header_bytes", max_header_bytes, "--max_header_bytes")
+    check_positive("keep_alive_seconds", keep_alive_seconds, "--keep_alive_timeout_seconds")
+    check_positive("header_timeout_seconds", header_timeout_seconds,
+                   "--header_timeout_seconds", allow_none=True)
+    check_positive("max_connections", max_connections, "--rest_api_max_connections",
+                   allow_none=True)
+    connections = max_connections or default_max_connections()
     settings = {"model_name": model_name, "model_base_path": os.fspath(model_base_path),
                 "num_threads": num_threads, "max_body_bytes": max_body_bytes,
                 "timeout_seconds": timeout_seconds, "poll_seconds": poll_seconds,
-                "intra_op_threads": intra_op_threads, "inter_op_threads": inter_op_threads}
+                "intra_op_threads": intra_op_threads, "inter_op_threads": inter_op_threads,
+                "max_rows": max_rows, "max_response_bytes": max_response_bytes,
+                "body_timeout_seconds": body_timeout_seconds, "max_queue": max_queue}
     options = {"host": host, "port": rest_api_port, "lifespan": "on", "log_level": log_level,
                "access_log": False, "backlog": 4096, "server_header": False,
-               "timeout_graceful_shutdown": graceful_shutdown_seconds}
+               "timeout_graceful_shutdown": graceful_shutdown_seconds,
+               "http": _protocol.GuardedHttpProtocol, "limit_concurrency": connections,
+               "timeout_keep_alive": keep_alive_seconds}
     if workers > 1:
         ModelVersions(model_name, model_base_path).check_base_path()  # fail before forking
         os.environ[_SETTINGS_VARIABLE] = json.dumps(settings)
@@ -99,8 +186,17 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
                                 workers=workers, **options)
     else:
         config = uvicorn.Config(_app_from_settings(settings), **options)
+    _protocol.configure(config, header_timeout_seconds=header_timeout_seconds,
+                        max_header_bytes=max_header_bytes,
+                        max_requests_per_connection=max_requests_per_connection,
+                        hard_connection_cap=hard_connection_cap(connections))
     _LOG.info("Exporting HTTP/REST API at %s:%d for model %s (%d process%s)", host,
               rest_api_port, model_name, workers, "es" if workers > 1 else "")
+    log_exposure(host)
+    _LOG.info("Limits: %d connections, bodies up to %d bytes, %s rows per request, answers up "
+              "to %s bytes, headers within %s s, bodies within %s s, %d requests queued",
+              connections, max_body_bytes, max_rows or "any", max_response_bytes or "any",
+              header_timeout_seconds or "any", body_timeout_seconds or "any", max_queue)
     # Uvicorn stops gracefully on SIGINT/SIGTERM, puts back the handlers it found and raises
     # the signal again: with these no-op handlers that returns here, and the exit status is 0.
     previous = {sig: signal.signal(sig, _ignore) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -114,6 +210,16 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def log_exposure(host: str) -> None:
+    """Logs (a warning) that the server listens on every interface without authentication,
+    when `host` is 0.0.0.0, :: or empty."""
+    if host in ("0.0.0.0", "::", "", "[::]"):
+        _LOG.warning("Listening on all network interfaces (%s) without authentication: anyone "
+                     "who can reach this port can query the model; pass --host 127.0.0.1 to "
+                     "serve this machine only, or put an authenticating proxy in front",
+                     host or "0.0.0.0")
 
 
 _SETTINGS_VARIABLE = "TORCHESTIMATOR_SERVING_SETTINGS"

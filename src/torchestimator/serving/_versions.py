@@ -97,6 +97,23 @@ def list_versions(base_path: str) -> dict[int, str]:
     return found
 
 
+def _transient(error: BaseException) -> bool:
+    """True for a load failure that says nothing about the export: out of file descriptors
+    or memory (such a version is tried again rather than marked failed)."""
+    import errno
+
+    if isinstance(error, MemoryError):
+        return True
+    for _ in range(8):  # the error and what caused it (a chain can loop)
+        if error is None:
+            break
+        if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE,
+                                                          errno.ENOMEM):
+            return True
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+    return False
+
+
 def _stamp(path: str) -> float:
     try:
         return os.stat(path).st_mtime
@@ -158,11 +175,23 @@ class ModelVersions:
             self._thread.join(timeout=5)
 
     def _poll(self) -> None:
+        """The poll thread: refreshes every poll_seconds until stopped, whatever happens (a
+        failure, such as running out of file descriptors, is logged once until it changes or
+        clears, and the next poll tries again)."""
+        last_error = ""
         while not self._stop.wait(self._poll_seconds):
             try:
                 self.refresh()
-            except Exception:  # noqa: BLE001 - the poller must survive anything on disk
-                _LOG.exception("Polling %s for new versions failed", self.base_path)
+            except Exception as error:  # noqa: BLE001 - the poller must survive anything
+                text = f"{type(error).__name__}: {error}"
+                if text != last_error:
+                    _LOG.error("Polling %s for new versions failed (retrying every %g s): %s",
+                               self.base_path, self._poll_seconds, text)
+                last_error = text
+                continue
+            if last_error:
+                _LOG.info("Polling %s for new versions works again", self.base_path)
+                last_error = ""
 
     # ------------------------------------------------------------------------- loading
     def _load(self, version: int, path: str) -> Servable | None:
@@ -180,6 +209,12 @@ class ModelVersions:
                 servable = Servable(version, path, self._loader(path))
             except Exception as error:  # noqa: BLE001 - reported by the status API
                 message = f"{type(error).__name__}: {error}"
+                if _transient(error):  # not the export's fault: tried again next poll
+                    _LOG.warning("Loading servable %s version %d from %s failed for now (will "
+                                 "retry): %s", self.name, version, path, message)
+                    with self._lock:
+                        self._loading.discard(version)
+                    return None
                 _LOG.error("Loading servable %s version %d from %s failed: %s", self.name,
                            version, path, message)
                 with self._lock:
