@@ -143,10 +143,12 @@ class ModelState:
 
     def named_variables(self) -> dict[str, torch.Tensor]:
         """Every weight and buffer of the model's layers, keyed by checkpoint name."""
+        from torchestimator.keras.engine.layer_utils import keras_state_dict
+
         out: dict[str, torch.Tensor] = {}
         seen: set[int] = set()
         for layer in self.layers():
-            for key, tensor in layer.state_dict(keep_vars=True).items():
+            for key, tensor in keras_state_dict(layer, keep_vars=True).items():
                 if id(tensor) in seen:
                     continue
                 seen.add(id(tensor))

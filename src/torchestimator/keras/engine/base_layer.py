@@ -51,6 +51,7 @@ module in the mode they found it in.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,7 @@ from torchestimator.keras.engine.layer_utils import (
     _shape_to_spec,
     _to_tensor,
     _unjson_shape,
+    describe_key_mismatch,
     fast_spec_of,
 )
 from torchestimator.keras.saving._registry import register_builtin
@@ -412,6 +414,28 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             for p in layer._own_and_raw_weights():
                 declared = getattr(p, "_keras_trainable", getattr(p, "_tf_trainable", True))
                 p.requires_grad_(value and declared and p.is_floating_point())
+
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
+        """`torch.nn.Module.load_state_dict`; with `strict=True`, missing and unexpected keys
+        are reported layer by layer (the torch key, the layer's Keras name and class).
+
+        A model's keys name its layers by the name you gave them or by position
+        (`0.kernel`), never by the process-wide default names (`dense_3`), so a state dict
+        loads into any instance of the same architecture."""
+        try:
+            return super().load_state_dict(state_dict, strict=strict, assign=assign)
+        except RuntimeError as error:
+            if not strict or not isinstance(state_dict, Mapping):
+                raise
+            own = set(self.state_dict())
+            missing = sorted(own - set(state_dict))
+            unexpected = sorted(set(state_dict) - own)
+            if not (missing or unexpected):
+                raise
+            detail = describe_key_mismatch(self, missing, unexpected)
+            raise RuntimeError(
+                f"{error}\nBy layer ({type(self).__name__} {self.name!r}):\n{detail}"
+            ) from error
 
     def get_weights(self) -> list[np.ndarray]:
         """Returns the layer's weights as a list of numpy arrays (the order of `weights`)."""

@@ -6,6 +6,11 @@ and runs them in that order on every call, keeping each intermediate value
 in the slot (a list index) that its symbolic tensor was given. The plan holds
 slot numbers, not object ids, so a `copy.deepcopy` or pickled copy of the
 model runs as the original does.
+
+The layers are the model's torch children, keyed by the name the user gave a layer or
+else by its index in `model.layers` (`layer_utils.torch_child_key`): `state_dict` keys
+(`1.kernel`, `head.bias`) depend only on the architecture, never on the process-wide
+default names (`dense_3`), which Keras' own files keep using (`keras_state_dict`).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from torchestimator.keras.engine import nest
 from torchestimator.keras.engine.input_layer import InputLayer
 from torchestimator.keras.engine.input_spec import _fmt
 from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.engine.layer_utils import register_children
 from torchestimator.keras.engine.model import Model
 from torchestimator.keras.engine.node import Node
 from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
@@ -156,13 +162,7 @@ class Functional(Model):
                 f"The name(s) {duplicates} are used by more than one layer in model "
                 f'"{self.name}"; all layer names should be unique.'
             )
-        for layer in layers:
-            if layer.name in self._modules and self._modules[layer.name] is layer:
-                continue
-            try:
-                self.add_module(layer.name, layer)
-            except KeyError:
-                self.add_module(f"layer_{layer.name}", layer)
+        self._register_layers(layers)
         self._make_plan()
         self._single_io = (
             isinstance(inputs, KerasTensor) or (isinstance(inputs, list) and len(inputs) == 1)
@@ -173,6 +173,13 @@ class Functional(Model):
         ]
         self.built = True
         self._build_shapes = nest.map_structure(lambda t: t.shape, inputs)
+
+    def _register_layers(self, layers: list) -> None:
+        """Registers `layers` (graph order) as torch children keyed by the architecture: a
+        user-given name, else the layer's index in `self.layers` (`layer_utils.torch_child_key`),
+        so two instances of one architecture have the same `state_dict` keys."""
+        positions = {id(layer): index for index, layer in enumerate(self.layers)}
+        register_children(self, layers, [positions.get(id(layer)) for layer in layers])
 
     def _make_plan(self) -> None:
         """Numbers the graph's symbolic tensors (the inputs first) and records, for each node

@@ -206,3 +206,169 @@ def _shape_to_spec(shape: Any, dtype: torch.dtype) -> Any:
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
         return [_shape_to_spec(s, dtype) for s in shape]
     return KerasTensor(tuple(shape), dtype)
+
+
+# ---------------------------------------------------------------------- torch child keys
+# A functional model (and `Sequential`) registers its layers as torch children under keys that
+# depend only on the architecture and the names the user gave: the user-given name, else the
+# layer's position in `model.layers` (as `nn.Sequential` numbers its children). Keras' own
+# files (`save_weights`, `.keras`, Estimator checkpoints) keep naming weights by layer name
+# (`dense_3.kernel`): `keras_state_dict` translates, through the map each model keeps in
+# `_keras_child_names` (torch child key -> Keras name).
+
+#: The torch key of a `Sequential`'s InputLayer (not among `model.layers`) when auto-named.
+INPUT_LAYER_KEY = "input_layer"
+
+
+def is_auto_name(name: str, layer_type: type) -> bool:
+    """True when `name` has the form of a Keras default name for `layer_type`: the snake-cased
+    name of a class in its MRO (or `input`/`model`), optionally followed by `_<number>`. Such a
+    name depends on how many objects the process made before, so it must not key a child."""
+    from torchestimator.keras.backend._state import _snake_case
+
+    bases = {"input", "model"}
+    bases.update(_snake_case(cls.__name__) for cls in layer_type.__mro__)
+    base, _, suffix = name.rpartition("_")
+    return name in bases or (suffix.isdigit() and base in bases)
+
+
+def _shadows_attribute(module: torch.nn.Module, name: str) -> bool:
+    """True when `name` is already an attribute of `module` other than a child (torch's
+    `add_module` refuses such names), checked without running properties."""
+    return name not in module._modules and (
+        hasattr(type(module), name) or name in module.__dict__
+        or name in module._parameters or name in module._buffers
+    )
+
+
+def keras_child_name(module: torch.nn.Module, layer: Any) -> str:
+    """The child key the model used before keys became positional (the layer's Keras name, or
+    `layer_<name>` where torch refused the name); `keras_state_dict` writes it in files."""
+    name = layer.name
+    if not name or "." in name or _shadows_attribute(module, name):
+        return f"layer_{name}"
+    return name
+
+
+def torch_child_key(module: torch.nn.Module, layer: Any, position: int | None,
+                    taken: set[str]) -> str:
+    """The torch key of graph layer `layer` of model `module`: its user-given name where that
+    is a usable, free key; else its `position` in `module.layers` (`INPUT_LAYER_KEY` for a
+    Sequential's InputLayer, which has none)."""
+    name = layer.name
+    usable = (
+        bool(name) and "." not in name and not name.isdigit() and name != INPUT_LAYER_KEY
+        and not is_auto_name(name, type(layer)) and name not in taken
+        and module._modules.get(name, layer) is layer and not _shadows_attribute(module, name)
+    )
+    if usable:
+        return name
+    return INPUT_LAYER_KEY if position is None else str(position)
+
+
+def register_children(module: torch.nn.Module, layers: list, positions: list) -> None:
+    """Registers each of `layers` as a child of `module` under its `torch_child_key` (its
+    `positions` entry: its index in `module.layers`, or None), in order, moving a layer
+    registered earlier under another key, and records its Keras name for the files."""
+    names: dict[str, str] = module.__dict__.setdefault("_keras_child_names", {})
+    taken: set[str] = set()
+    for layer, position in zip(layers, positions):
+        key = torch_child_key(module, layer, position, taken)
+        taken.add(key)
+        if module._modules.get(key) is layer:
+            continue
+        names[key] = keras_child_name(module, layer)
+        for old, child in list(module._modules.items()):
+            if child is layer and old in names:
+                del module._modules[old]
+        module.add_module(key, layer)
+
+
+def _module_paths(module: torch.nn.Module) -> dict[str, str]:
+    """Maps the torch path of every submodule (`""`, `"0"`, `"0.cell"`, ...) to its Keras path
+    (`""`, `"dense_3"`, `"dense_3.cell"`), each path as `state_dict` walks them."""
+    out: dict[str, str] = {}
+
+    def walk(current: torch.nn.Module, torch_path: str, keras_path: str, depth: int) -> None:
+        out[torch_path] = keras_path
+        if depth > 100:  # a module graph with a cycle
+            return
+        names = current.__dict__.get("_keras_child_names", {})
+        for key, child in current._modules.items():
+            if child is not None:
+                walk(child, _join(torch_path, key), _join(keras_path, names.get(key, key)),
+                     depth + 1)
+
+    walk(module, "", "", 0)
+    return out
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def keras_key_map(module: torch.nn.Module, keys: Any) -> dict[str, str]:
+    """Maps each torch `state_dict` key in `keys` to its Keras key (the layer names in place of
+    a model's positional child keys); keys outside any model's children map to themselves."""
+    paths = _module_paths(module)
+    out = {}
+    for key in keys:
+        parts = key.split(".")
+        for cut in range(len(parts) - 1, -1, -1):
+            prefix = ".".join(parts[:cut])
+            if prefix in paths:
+                out[key] = _join(paths[prefix], ".".join(parts[cut:]))
+                break
+        else:
+            out[key] = key
+    return out
+
+
+def keras_state_dict(module: torch.nn.Module, keep_vars: bool = False) -> dict[str, Any]:
+    """`module.state_dict()` keyed as Keras' files name weights: by layer name
+    (`dense_3.kernel`) where the torch key is positional (`0.kernel`)."""
+    state = module.state_dict(keep_vars=keep_vars)
+    names = keras_key_map(module, state)
+    return {names[key]: value for key, value in state.items()}
+
+
+def load_keras_state_dict(module: torch.nn.Module, state: dict[str, Any],
+                          strict: bool = True) -> Any:
+    """`module.load_state_dict` for a state keyed as `keras_state_dict` keys it; keys that are
+    not Keras keys of `module` pass through unchanged."""
+    names = keras_key_map(module, module.state_dict())
+    torch_keys = {keras: key for key, keras in names.items()}
+    return module.load_state_dict({torch_keys.get(k, k): v for k, v in state.items()},
+                                  strict=strict)
+
+
+def describe_key_mismatch(module: torch.nn.Module, missing: list[str],
+                          unexpected: list[str]) -> str:
+    """Names the layers behind `missing` and `unexpected` state-dict keys of `module`:
+    `layer "0" (dense_3, Dense): missing kernel, bias`; with a hint when the unexpected keys
+    are the Keras-named keys of `module`'s own weights."""
+    paths = dict(module.named_modules(remove_duplicate=False))
+    lines = []
+    for what, keys in (("missing", missing), ("unexpected", unexpected)):
+        groups: dict[str, list[str]] = {}
+        for key in keys:
+            head, _, leaf = key.rpartition(".")
+            groups.setdefault(head, []).append(leaf)
+        for head, leaves in groups.items():
+            owner = paths.get(head)
+            if owner is None:
+                where = f'no layer at "{head}"' if head else "the model itself"
+            else:
+                label = getattr(owner, "name", None)
+                kind = type(owner).__name__
+                where = f'layer "{head}" ({label}, {kind})' if head else f"the model ({label}, {kind})"
+            lines.append(f"  {what} in {where}: {', '.join(leaves)}")
+    own = keras_key_map(module, module.state_dict())
+    if unexpected and set(unexpected) <= set(own.values()) - set(own):
+        lines.append(
+            "  The unexpected keys are this model's weights under their Keras layer names "
+            "(keras_state_dict's keys): torch keys name a model's layers by position or by the "
+            "name you gave them. Load Keras-named weights with model.load_weights(...) or "
+            "layer_utils.load_keras_state_dict(model, state)."
+        )
+    return "\n".join(lines)

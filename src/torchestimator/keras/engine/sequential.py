@@ -143,9 +143,8 @@ class Sequential(Functional):
                 # A dict of features (TF's `Sequential([DenseFeatures(columns), ...])`): there is
                 # no one input shape to build a graph on, so the layers run one after another.
                 self._feature_dict_stack = True
-                for layer in self._stack:  # their weights are the model's (no graph registers them)
-                    if not any(m is layer for m in self._modules.values()):
-                        self.add_module(layer.name.replace(".", "_").replace("/", "_"), layer)
+                # their weights are the model's (no graph registers them)
+                self._register_layers(self._stack)
                 self.built = True
                 return super().__call__(*args, **kwargs)
             if isinstance(inputs, KerasTensor):

@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from torchestimator._engine import state_io
+from torchestimator.keras.engine.layer_utils import keras_state_dict, load_keras_state_dict
 from torchestimator.keras.saving import _limits, _registry
 
 FORMAT_VERSION = "torchestimator-keras-1"
@@ -313,7 +314,7 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
 def weights_to_bytes(model: Any, metadata: dict[str, str] | None = None) -> bytes:
     """The model's `state_dict` as safetensors bytes, recording the weights' order (Keras matches
     the weights of a model with other layer names by that order)."""
-    state = model.state_dict()
+    state = keras_state_dict(model)  # Keras names (dense_3.kernel), not torch's positional keys
     return state_io.tensors_to_bytes(state, metadata={
         **(metadata or {}), _ORDER_KEY: json.dumps(list(state)),
         _DIGEST_KEY: state_io.tensors_digest(state),
@@ -358,7 +359,7 @@ def load_weights_from_bytes(model: Any, data: bytes, source: str, by_name: bool 
 
 def _load_state_dict(model: Any, tensors: dict[str, torch.Tensor], source: str, by_name: bool,
                      skip_mismatch: bool) -> None:
-    own = model.state_dict()
+    own = keras_state_dict(model)
     if not own and tensors:
         raise ValueError(
             f"Cannot load weights from {source} into model {model.name}: the model has no weights "
@@ -372,7 +373,7 @@ def _load_state_dict(model: Any, tensors: dict[str, torch.Tensor], source: str, 
                 f"Weight shape mismatch loading {source}: {k} has shape {tuple(own[k].shape)} in "
                 f"the model but {tuple(tensors[k].shape)} in the file."
             )
-        model.load_state_dict(tensors, strict=True)
+        load_keras_state_dict(model, tensors, strict=True)
         return
     if by_name or skip_mismatch:
         selected = {}
@@ -385,13 +386,13 @@ def _load_state_dict(model: Any, tensors: dict[str, torch.Tensor], source: str, 
                     f"{tuple(own[k].shape)} in the model but {tuple(v.shape)} in the file; pass "
                     "skip_mismatch=True to skip it."
                 )
-        model.load_state_dict(selected, strict=False)
+        load_keras_state_dict(model, selected, strict=False)
         return
     own_keys, file_keys = list(own), list(tensors)
     if len(own_keys) == len(file_keys) and all(
         tuple(own[a].shape) == tuple(tensors[b].shape) for a, b in zip(own_keys, file_keys)
     ):
-        model.load_state_dict({a: tensors[b] for a, b in zip(own_keys, file_keys)}, strict=True)
+        load_keras_state_dict(model, {a: tensors[b] for a, b in zip(own_keys, file_keys)})
         return
     missing = sorted(set(own) - set(tensors))
     unexpected = sorted(set(tensors) - set(own))
