@@ -33,8 +33,9 @@ class _Runtime:
         self.program = program
         self._forward, self.feature_names, self._output_names = _flat_forward(program)
         self.layers = []
+        stored = sum(t.numel() for t in tensors.values())
         for entry in document.get("preprocessing", []):
-            layer = _layout.layer_from_json(entry["layer"], directory)
+            layer = _layout.layer_from_json(entry["layer"], directory, stored)
             layer.build(None)
             prefix = entry["weights_prefix"]
             state = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}
@@ -87,7 +88,7 @@ def _flat_forward(program: torch.export.ExportedProgram) -> tuple[Any, list[str]
     ranges (with sympy) and flattens and unflattens them with pytree: tens of microseconds a
     call on a small model. The receiver already gives the traced dtypes and ranks and `run`
     checks the batch sizes, so here the graph runs on flat arguments."""
-    module = program.module()
+    module = program.module(check_guards=False)  # guards are code: never compiled from a file
     module._forward_pre_hooks.clear()
     graph = module.graph
     for node in list(graph.nodes):  # metadata assertions torch leaves in the graph: no-ops here
@@ -305,6 +306,12 @@ def _load_from_store(url: str) -> LoadedSavedModel:
             rel = pending.pop()
             here = storage.join(url, rel) if rel else url
             for name in storage.listdir(here):
+                if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
+                    raise ValueError(
+                        f"{url} holds an object named {name[:200]!r} under {here}: an export's "
+                        "files have plain names, and this one would be written outside the "
+                        "download folder. Export the model again into a store you trust."
+                    )
                 child = f"{rel}/{name}" if rel else name
                 source = storage.join(url, child)
                 if storage.isdir(source):

@@ -9,6 +9,7 @@ unpickling happens.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -41,10 +42,21 @@ def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict
     return artifact.exported_program, tensors
 
 
+#: The largest `program.json` read: a program's graph without its weights is far smaller.
+MAX_PROGRAM_BYTES = 256 * 2**20
+
+
 def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: str) -> torch.export.ExportedProgram:
-    """Rebuilds the program from `program_to_bytes`' output; errors name `source`."""
+    """Rebuilds the program from `program_to_bytes`' output; errors name `source`.
+
+    The graph is checked first (`_program_check`: expressions, operators, names, tree specs
+    and guards against what torch writes) so that torch's reader runs no code from it."""
     from torch._export.serde import serialize as _serde
 
+    from torchestimator.saved_model._program_check import check_program
+
+    document = _parse_graph(graph, source)
+    check_program(document, source)
     state: dict[str, Any] = {}
     constants: dict[str, Any] = {}
     for name, value in tensors.items():
@@ -55,13 +67,36 @@ def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: s
         elif name.startswith(_CONSTANT):
             constants[name[len(_CONSTANT):]] = value
     try:
-        artifact = _serde.SerializedArtifact(graph, state, constants, None)
-        return _serde.deserialize(artifact)
+        return _deserialize(_serde, document, state, constants)
     except Exception as e:  # torch's deserializer raises many kinds for a damaged graph
         raise ValueError(
             f"{source}: the exported program cannot be read ({type(e).__name__}: {e}). The file is "
             "damaged, or it was written by an incompatible torch version; export the model again."
         ) from e
+
+
+def _parse_graph(graph: bytes, source: str) -> Any:
+    """The program's JSON, after checking its size."""
+    if len(graph) > MAX_PROGRAM_BYTES:
+        raise ValueError(
+            f"{source} is {len(graph)} bytes, more than an export's program may be "
+            f"({MAX_PROGRAM_BYTES}); it is not an export's program. Export the model again."
+        )
+    try:
+        return json.loads(graph)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(
+            f"{source}: the exported program is not valid JSON ({type(e).__name__}: {e}). The "
+            "file is damaged; export the model again."
+        ) from None
+
+
+def _deserialize(serde: Any, document: dict, state: dict[str, Any], constants: dict[str, Any]) -> Any:
+    """torch's `deserialize` on the already parsed (and checked) JSON: the same steps without
+    parsing the text twice; the state and constants are given as tensors, never as bytes (which
+    torch would unpickle)."""
+    program = serde._dict_to_dataclass(serde.ExportedProgram, document)
+    return serde.ExportedProgramDeserializer(None).deserialize(program, state, constants, None)
 
 
 def program_of_export(directory: str, graph: bytes, tensors: dict[str, torch.Tensor]) -> torch.export.ExportedProgram:
