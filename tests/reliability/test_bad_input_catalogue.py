@@ -468,6 +468,37 @@ def _export_with(tmp: str, receiver_fn: Callable) -> None:
     est.export_saved_model(os.path.join(tmp, "exports"), receiver_fn)
 
 
+def _crafted_keras(tmp: str) -> None:
+    """Loads a .keras archive whose Lambda names os.system (Keras's CVE-2025-1550 shape)."""
+    import zipfile
+
+    from safetensors.torch import save
+
+    config = {"class_name": "Sequential", "config": {"name": "s", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_input_shape": [None, 1], "name": "i"}},
+        {"class_name": "Lambda", "config": {"name": "l", "function": "system",
+                                            "function_type": "function", "module": "os"}}]}}
+    path = os.path.join(tmp, "crafted.keras")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", json.dumps(config))
+        archive.writestr("metadata.json", json.dumps({"keras_version": "2.15.0"}))
+        archive.writestr("model.weights.safetensors", save({}))
+    tf.keras.models.load_model(path)
+
+
+def _crafted_tfrecord_length(tmp: str) -> None:
+    """Reads a TFRecord file whose last record claims 2^63 bytes (with a valid length CRC)."""
+    import struct
+
+    from torchestimator.io._tfrecord import masked_crc32c
+
+    path = _tfrecord(tmp)
+    header = struct.pack("<Q", 1 << 63)
+    with open(path, "ab") as f:
+        f.write(header + struct.pack("<I", masked_crc32c(header)) + b"x" * 10)
+    _records(path)
+
+
 def _request_error() -> type:
     from torchestimator.serving._errors import RequestError
 
@@ -537,6 +568,18 @@ ROWS += [
     Row("serving-nested-too-deep", "serving requests",
         lambda t: _request("/v1/models/m:predict", b'{"instances": ' + b"[" * 500 + b"]" * 500
                            + b"}"), _request_error(), ("HTTP 400", "limit of 100 levels")),
+    Row("serving-lone-surrogate", "serving requests",
+        lambda t: _request("/v1/models/m:predict", b'{"instances": ["\\ud800"]}'),
+        _request_error(), ("HTTP 400", "lone UTF-16 surrogate")),
+    Row("serving-huge-integer", "serving requests",
+        lambda t: _request("/v1/models/m:predict", b'{"instances": [' + b"1" * 5000 + b"]}"),
+        _request_error(), ("HTTP 400", "4300 digits")),
+    Row("keras-file-lambda-names-a-module", "loading files",
+        _crafted_keras, ValueError, ("{tmp}/crafted.keras", 'Lambda layer "l"', "'os.system'",
+                                     "safe_mode=False")),
+    Row("tfrecord-crafted-length", "loading files",
+        _crafted_tfrecord_length, tf.errors.DataLossError,
+        ("{tmp}/data.tfrecord", "9223372036854775808 bytes", "byte offset 42")),
 ]
 
 
