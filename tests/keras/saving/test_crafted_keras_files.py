@@ -125,6 +125,19 @@ def test_os_system_called_on_a_constant_is_refused(tmp_path, touch):
              '"run"', "os.system", "safe_mode=False")
 
 
+def test_an_allowed_layer_called_on_constants_only_is_refused(tmp_path):
+    """A node of constants alone would run the layer eagerly on data from the file while the
+    model loads (the shape of the os.system attack, with a function safe mode allows): every
+    saved node must take the output of another layer."""
+    dense = {"class_name": "Dense", "name": "d", "registered_name": "Dense",
+             "config": {"name": "d", "units": 2, "dtype": "float32"}}
+    relu = _lambda("r", "relu", "torchestimator.keras.activations")
+    for name, layer in (("d", dense), ("r", relu)):
+        config = _functional(_called_with(layer, [[1.0, 2.0, 3.0]]), output=name)
+        _refused(tmp_path, _write_keras(tmp_path / f"{name}.keras", config),
+                 f"layer '{name}'", "called on constants only")
+
+
 def test_typing_cast_feeding_os_system_is_refused(tmp_path, touch):
     config = _sequential(_lambda("feed", "cast", "typing", arguments={"val": touch}),
                          _lambda("run", "system", "os"))
@@ -431,7 +444,7 @@ def test_a_config_asking_for_more_memory_than_the_file_holds_is_refused(tmp_path
 def test_a_constant_call_with_a_huge_shape_is_refused(tmp_path):
     ones = _called_with(_lambda("ones", "ones", "tensorflow"), [10**6, 10**6])
     _refused(tmp_path, _write_keras(tmp_path / "m.keras", _functional(ones, output="ones")),
-             "'ones'|ones", "holds only")
+             "'ones'|ones", "called on constants only")
 
 
 def test_a_huge_shape_in_the_safetensors_header_is_refused(tmp_path):

@@ -441,6 +441,7 @@ class Functional(Model):
                 name, node = item
                 if not (ready(node["args"]) and ready(node["kwargs"])):
                     continue
+                _check_node_takes_a_tensor(name, node)
                 args = decode(node["args"])
                 kwargs = decode(node["kwargs"])
                 out = layers[name](*args, **kwargs)
@@ -469,6 +470,31 @@ class Functional(Model):
         outputs = rebuild(config["output_layers"], config.get("output_structure", "list"))
         return cls(inputs=inputs, outputs=outputs, name=config.get("name"),
                    trainable=config.get("trainable", True))
+
+
+def _refers_to_a_tensor(value: Any) -> bool:
+    """True when a saved node argument holds a `__keras_tensor__` reference somewhere."""
+    if isinstance(value, dict):
+        return "__keras_tensor__" in value or any(_refers_to_a_tensor(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_refers_to_a_tensor(v) for v in value)
+    return False
+
+
+def _check_node_takes_a_tensor(layer_name: str, node: dict) -> None:
+    """Raises ValueError for a saved node whose arguments hold no symbolic tensor.
+
+    Every node a model records is a call on symbolic tensors, and rebuilding it runs only
+    shape inference; a node of constants alone would call the layer eagerly on data taken
+    from the file while the model loads (how a crafted config ran a function), so it is
+    refused, naming the layer."""
+    if not (_refers_to_a_tensor(node.get("args")) or _refers_to_a_tensor(node.get("kwargs"))):
+        raise ValueError(
+            f"Cannot rebuild the model from its config: a node of layer '{layer_name}' is "
+            f"called on constants only ({str(node.get('args'))[:80]!r}), not on the output of "
+            "another layer. A saved model never records such a call: the config is damaged or "
+            "crafted, and loading it would run the layer on data from the file."
+        )
 
 
 def _structure_kind(value: Any) -> str:
