@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,6 +74,8 @@ def _to_array(value: Any, name: str) -> Any:
         return array.astype(object) if array.dtype.kind != "O" else array
     if array.dtype == np.float64:
         array = array.astype(np.float32)
+    elif not array.flags.writeable:  # a pandas column under copy-on-write is read-only
+        array = array.copy()
     if array.dtype.kind not in "biuf":
         raise TypeError(f"Cannot use {name} of dtype {array.dtype} as model data.")
     return torch.from_numpy(np.ascontiguousarray(array))
@@ -310,6 +313,41 @@ class IterableData:
             yield element if isinstance(element, tuple) else _as_batch(element)
 
 
+class SequenceData(IterableData):
+    """The batches of a `tf.keras.utils.Sequence`, as Keras 2.15's `KerasSequenceAdapter`:
+    each epoch reads `seq[i]` for `i` in `0 .. len(seq) - 1` (in a new random order when
+    `shuffle`, `random.shuffle` as Keras), then calls `seq.on_epoch_end()`. Batches are read
+    sequentially in the calling thread: `fit`'s `workers`, `use_multiprocessing` and
+    `max_queue_size` start no enqueuer here (a documented fallback)."""
+
+    def __init__(self, source: Any, steps: int | None, shuffle: bool = False, epochs: int = 1):
+        super().__init__(source, steps, epochs)
+        self.shuffle = bool(shuffle)
+        self._continues = False  # each epoch starts the Sequence again
+
+    def peek(self) -> tuple | None:
+        """The Sequence's first batch (None if it is empty)."""
+        return _as_batch(self.source[0]) if len(self.source) else None
+
+    def batches(self, skip: int = 0) -> Iterator[tuple]:
+        """An epoch's batches without its first `skip` ones (those are not even read); the
+        Sequence's `on_epoch_end` runs when the epoch ends (or is left early)."""
+        sequence = self.source
+        order = list(range(len(sequence)))
+        if self.shuffle:
+            random.shuffle(order)
+        steps = len(order) if self.steps is None else self.steps
+        try:
+            for index in order[max(0, skip):steps]:
+                yield _as_batch(sequence[index])
+        except GeneratorExit:
+            sequence.on_epoch_end()
+            raise
+        if steps > len(order):
+            self._input_ended(len(order))
+        sequence.on_epoch_end()
+
+
 def _length(source: Any) -> int | None:
     """`len(source)`, or None when it has none (a `DataLoader` of an `IterableDataset`
     without `__len__` has the method but raises TypeError)."""
@@ -343,6 +381,16 @@ def make_data(
     (default 32), shuffled each epoch when `shuffle` and it is map-style (`torch_loader`)."""
     if x is None:
         raise ValueError("No data given: pass `x` (arrays, a dict of arrays, or a Dataset).")
+    # imported here: torchestimator.keras.utils imports modules that import the engine
+    from torchestimator.keras.utils._data_utils import Sequence
+
+    if isinstance(x, Sequence):
+        if y is not None or sample_weight is not None:
+            raise ValueError(
+                f"`{'y' if y is not None else 'sample_weight'}` argument is not supported when "
+                "using `keras.utils.Sequence` as input: its batches are `(x, y[, sample_weight])`."
+            )
+        return SequenceData(x, steps, shuffle, epochs)
     if isinstance(x, torch.utils.data.Dataset) and not _is_dataset(x):
         x = torch_loader(x, batch_size, shuffle)
     if _is_iterable_source(x) and not _is_array_like(x):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from torchestimator.keras.engine import nest
@@ -292,14 +293,25 @@ class Functional(Model):
         return [inputs]
 
     def _check_input_shapes(self, flat: list) -> None:
-        for value, spec, (ndim, fixed) in zip(flat, self._input_tensors, self._input_checks):
+        """Checks each input against its `Input`'s shape, conforming `flat` in place as Keras
+        2.15's `Functional._conform_to_reference_input`: a `(batch, ..., 1)` value for a
+        `(batch, ...)` input loses its last axis, a `(batch, ...)` value for a `(batch, ..., 1)`
+        input (a DataFrame column) gains one. Only a value that fails the quick check pays."""
+        for position, (value, spec, (ndim, fixed)) in enumerate(
+                zip(flat, self._input_tensors, self._input_checks)):
             shape = getattr(value, "shape", None)
             if shape is None:
                 continue
             if len(shape) == ndim and all(shape[i] == d for i, d in fixed):
                 continue
             want = spec.shape
-            shape = tuple(shape)
+            if isinstance(value, (torch.Tensor, np.ndarray)):
+                if len(shape) == ndim + 1 and shape[-1] == 1:
+                    value = value.squeeze(-1) if isinstance(value, torch.Tensor) else value[..., 0]
+                elif len(shape) == ndim - 1 and want[-1] == 1:
+                    value = value.unsqueeze(-1) if isinstance(value, torch.Tensor) else value[..., None]
+                flat[position] = value
+            shape = tuple(value.shape)
             if len(shape) != len(want) or any(
                 w is not None and w != s for w, s in zip(want[1:], shape[1:])
             ):
@@ -313,8 +325,9 @@ class Functional(Model):
         """Runs the graph on `inputs` (one tensor, a list, or a dict keyed by input name)."""
         values: list = [None] * self._slot_count
         if self._single_io and isinstance(inputs, torch.Tensor):  # the common case, kept short
-            self._check_input_shapes([inputs])
-            values[self._input_slots[0]] = inputs
+            flat = [inputs]
+            self._check_input_shapes(flat)
+            values[self._input_slots[0]] = flat[0]
             self._run_plan(values)
             return values[self._output_slots[0]]
         flat = self._flatten_call_inputs(inputs)

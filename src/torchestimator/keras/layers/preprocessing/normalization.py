@@ -96,7 +96,11 @@ class Normalization(Layer):
         self._reduce_axis = [d for d in range(ndim) if d not in keep]
         self._broadcast_shape = tuple(shape[d] if d in keep else 1 for d in range(ndim))
         stats_shape = tuple(shape[d] for d in keep)
-        self.input_spec = InputSpec(ndim=ndim, axes={d: shape[d] for d in keep})
+        # No `ndim` (Keras 2.15 sets no input_spec): the statistics broadcast against any input
+        # of a compatible shape, e.g. a layer adapted on a column `(n,)` with axis=None applied to
+        # the `Input(shape=(1,))` that feeds it (TF's structured-data tutorial). Only the kept
+        # axes' sizes are checked, for a clearer error than a failed broadcast.
+        self.input_spec = InputSpec(axes={d: shape[d] for d in keep}) if keep else None
         dtype = self._compute_dtype
         if self.input_mean is None:
             self.add_weight("mean", shape=stats_shape, initializer="zeros", trainable=False)
@@ -206,16 +210,17 @@ class Normalization(Layer):
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         """Returns `(inputs - mean) / max(sqrt(variance), epsilon)` (or the inverse)."""
         x = inputs.to(self._compute_dtype)
-        if x.ndim != len(self._broadcast_shape):
-            raise ValueError(
-                f'Normalization "{self.name}" was built for inputs of rank '
-                f"{len(self._broadcast_shape)}, got an input of shape {tuple(x.shape)}."
-            )
         mean = self.mean.to(x.dtype).reshape(self._broadcast_shape)
         std = torch.clamp(torch.sqrt(self.variance.to(x.dtype)), min=epsilon()).reshape(self._broadcast_shape)
-        if self.invert:
-            return mean + x * std
-        return (x - mean) / std
+        try:  # numpy-style broadcasting of the statistics against the input, as TF's
+            if self.invert:
+                return mean + x * std
+            return (x - mean) / std
+        except RuntimeError:
+            raise ValueError(
+                f'Normalization "{self.name}" keeps statistics of shape {tuple(self._broadcast_shape)}, '
+                f"which do not broadcast against an input of shape {tuple(x.shape)}."
+            ) from None
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """Same as the input shape."""
