@@ -1,5 +1,6 @@
 """`tf.image`: TensorFlow's image ops over torch (NHWC batches or HWC images, as TF)."""
 
+from torchestimator._ops.image_codecs import decode_bmp, decode_gif, decode_image
 from torchestimator._ops.image_ops import (
     ResizeMethod,
     adjust_brightness,
@@ -10,7 +11,6 @@ from torchestimator._ops.image_ops import (
     central_crop,
     convert_image_dtype,
     crop_to_bounding_box,
-    decode_image,
     decode_jpeg,
     decode_png,
     encode_jpeg,

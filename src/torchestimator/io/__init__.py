@@ -11,6 +11,14 @@
 for strings and `tf.SparseTensor`s for `VarLenFeature`s.
 """
 
+from torchestimator._ops.image_codecs import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    read_file,
+    write_file,
+)
+from torchestimator._ops.image_ops import decode_jpeg, decode_png, encode_jpeg, encode_png
 from torchestimator.feature_column.parse_spec import (
     FixedLenFeature,
     FixedLenSequenceFeature,

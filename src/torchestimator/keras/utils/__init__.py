@@ -1,4 +1,5 @@
-"""`tf.keras.utils`: `to_categorical`, `normalize`, `set_random_seed`, and the
+"""`tf.keras.utils`: `to_categorical`, `normalize`, `set_random_seed`, `get_file`, `Sequence`,
+`pad_sequences`, and the
 serialization helpers Keras also exposes here (`register_keras_serializable`,
 `custom_object_scope`, `serialize_keras_object`, `deserialize_keras_object`, ...)."""
 
@@ -11,8 +12,15 @@ from torchestimator.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from torchestimator.keras.utils._data_utils import Sequence, get_file
+from torchestimator.keras.utils._dataset_from_directory import (
+    image_dataset_from_directory,
+    text_dataset_from_directory,
+)
+from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img, save_img
 from torchestimator.keras.utils._numerical import normalize, to_categorical
 from torchestimator.keras.utils._random_seed import set_random_seed
+from torchestimator.keras.utils._sequence_utils import pad_sequences
 
 CustomObjectScope = custom_object_scope
 
@@ -21,4 +29,7 @@ __all__ = [
     "CustomObjectScope", "Progbar", "custom_object_scope", "deserialize_keras_object", "get_registered_name",
     "get_registered_object", "normalize", "register_keras_serializable", "serialize_keras_object",
     "set_random_seed", "to_categorical",
+    "array_to_img", "image_dataset_from_directory", "img_to_array", "load_img", "save_img",
+    "text_dataset_from_directory",
+    "Sequence", "get_file", "pad_sequences",
 ]
