@@ -1053,8 +1053,8 @@ def _pil():
         from PIL import Image
     except ImportError:
         raise ImportError(
-            "Decoding and encoding images needs Pillow, which torchestimator does not depend on: "
-            "`pip install pillow`."
+            "Decoding and encoding images needs Pillow, a dependency of torchestimator that is "
+            "missing from this environment: `pip install pillow`."
         ) from None
     return Image
 
