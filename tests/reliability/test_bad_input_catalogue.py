@@ -288,8 +288,8 @@ ROWS = [
         ("sequential", "(None, 2)", "(8, 5)")),
     Row("predict-wrong-rank", "Keras predict",
         lambda t: tf.keras.Sequential([tf.keras.layers.Conv2D(2, 3, input_shape=(8, 8, 1))]).predict(
-            np.zeros((2, 8, 8), np.float32), verbose=0), ValueError,
-        ("sequential", "(None, 8, 8, 1)", "(2, 8, 8)")),
+            np.zeros((2, 8), np.float32), verbose=0), ValueError,  # (2, 8, 8) gains its
+        ("sequential", "(None, 8, 8, 1)", "(2, 8)")),  # channel axis, as in Keras 2.15
     Row("dense-units-zero", "Keras layers",
         lambda t: tf.keras.layers.Dense(0), ValueError, ("units", "0")),
     Row("dense-unknown-activation", "Keras layers",
