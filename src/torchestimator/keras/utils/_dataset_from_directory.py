@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -232,6 +233,25 @@ def _finish(dataset: Any, batch_size: Any, shuffle: bool, seed: Any, training: b
     return dataset
 
 
+def _paths_and_labels_to_dataset(load: Callable[[str], Any], label_mode: Any,
+                                 num_classes: int) -> Callable[[list, Any], Any]:
+    """Keras's `paths_and_labels_to_dataset` for one kind of file: returns a function of
+    `(paths, labels)` giving the Dataset of `load(path)` for each path, zipped with the labels'
+    Dataset when `label_mode` is set."""
+
+    def paths_and_labels_to_dataset(paths: list, path_labels: Any) -> Any:
+        from torchestimator import data
+
+        files = data.Dataset.from_tensor_slices(np.asarray(paths, dtype=object)).map(
+            load, num_parallel_calls=data.AUTOTUNE)
+        if label_mode:
+            files = data.Dataset.zip(
+                (files, _labels_to_dataset(path_labels, label_mode, num_classes)))
+        return files
+
+    return paths_and_labels_to_dataset
+
+
 def _build(paths_and_labels_to_dataset: Any, paths: list, labels: Any, subset: Any,
            validation_split: Any, batch_size: Any, shuffle: bool, seed: Any,
            class_names: Any, directory: Any, what: str, allowed: str,
@@ -383,19 +403,10 @@ def image_dataset_from_directory(directory: Any, labels: Any = "inferred",
     image_size = (int(image_size[0]), int(image_size[1]))
     num_classes = len(class_names) if class_names else 0
 
-    def paths_and_labels_to_dataset(paths: list, path_labels: Any) -> Any:
-        from torchestimator import data
-
-        img_ds = data.Dataset.from_tensor_slices(np.asarray(paths, dtype=object)).map(
-            lambda path: _load_image(path, image_size, num_channels, interpolation,
-                                     crop_to_aspect_ratio),
-            num_parallel_calls=data.AUTOTUNE,
-        )
-        if label_mode:
-            label_ds = _labels_to_dataset(path_labels, label_mode, num_classes)
-            img_ds = data.Dataset.zip((img_ds, label_ds))
-        return img_ds
-
+    paths_and_labels_to_dataset = _paths_and_labels_to_dataset(
+        lambda path: _load_image(path, image_size, num_channels, interpolation,
+                                 crop_to_aspect_ratio),
+        label_mode, num_classes)
     return _build(paths_and_labels_to_dataset, image_paths, labels, subset, validation_split,
                   batch_size, shuffle, seed, class_names, directory, "images",
                   f"Allowed formats: {ALLOWLIST_FORMATS}", file_paths=True)
@@ -470,18 +481,8 @@ def text_dataset_from_directory(directory: Any, labels: Any = "inferred",
         )
     num_classes = len(class_names) if class_names else 0
 
-    def paths_and_labels_to_dataset(paths: list, path_labels: Any) -> Any:
-        from torchestimator import data
-
-        string_ds = data.Dataset.from_tensor_slices(np.asarray(paths, dtype=object)).map(
-            lambda path: _path_to_string_content(path, max_length),
-            num_parallel_calls=data.AUTOTUNE,
-        )
-        if label_mode:
-            label_ds = _labels_to_dataset(path_labels, label_mode, num_classes)
-            string_ds = data.Dataset.zip((string_ds, label_ds))
-        return string_ds
-
+    paths_and_labels_to_dataset = _paths_and_labels_to_dataset(
+        lambda path: _path_to_string_content(path, max_length), label_mode, num_classes)
     return _build(paths_and_labels_to_dataset, file_paths, labels, subset, validation_split,
                   batch_size, shuffle, seed, class_names, directory, "text files",
                   "Allowed format: .txt", file_paths=False)
