@@ -1128,20 +1128,6 @@ def decode_png(contents: Any, channels: int = 0, dtype: Any = torch.uint8,
     return _decode(contents, channels, "decode_png", _dtypes.as_dtype(dtype))
 
 
-def decode_image(contents: Any, channels: int | None = None, dtype: Any = torch.uint8,
-                 name: str | None = None, expand_animations: bool = True) -> Tensor:
-    """Decodes a BMP, GIF, JPEG or PNG image (TF's `tf.io.decode_image`; needs Pillow; animated
-    images give their first frame).
-
-    Returns:
-        A `[height, width, channels]` tensor, converted to `dtype` with
-        `convert_image_dtype`.
-    """
-    image = _decode(contents, channels or 0, "decode_image")
-    want = _dtypes.as_dtype(dtype)
-    return image if want is torch.uint8 else convert_image_dtype(image, want)
-
-
 def _encode(image: Any, fmt: str, op: str, channels: tuple[int, ...], **options: Any) -> bytes:
     import io
 
