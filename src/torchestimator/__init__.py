@@ -85,6 +85,11 @@ def __getattr__(name: str) -> Any:
 
         globals()[name] = as_string
         return as_string
+    if name == "get_logger":
+        from torchestimator._tf_logging import get_logger
+
+        globals()[name] = get_logger
+        return get_logger
     if name in _INITIALIZERS:
         value = getattr(importlib.import_module("torchestimator.keras.initializers"), _INITIALIZERS[name])
         globals()[name] = value
@@ -94,4 +99,4 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_NAMESPACES) + list(_KERAS_ALIASES) + list(_INITIALIZERS)
-                  + ["as_string"])
+                  + ["as_string", "get_logger"])

@@ -19,6 +19,7 @@ _NAMESPACES = {
     "estimator": "torchestimator.compat.v1.estimator",
     "feature_column": "torchestimator.feature_column.compat_v1",
     "layers": "torchestimator.compat.v1.layers",
+    "logging": "torchestimator.compat.v1.logging",
 }
 
 _VARIABLE_SCOPE = "torchestimator.compat.v1._variable_scope"
@@ -34,6 +35,7 @@ _NAMES = {
         "truncated_normal_initializer", "variance_scaling_initializer", "zeros_initializer",
     )
 }
+_NAMES["get_logger"] = "torchestimator._tf_logging"
 # A placeholder describes a serving input receiver's input (there is no graph to feed).
 _NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 
