@@ -142,6 +142,61 @@ def run_keras(model_dir: str, out_dir: str, rank: int) -> dict:
             "evaluate": {k: float(v) for k, v in evaluation.items()}}
 
 
+def run_keras_torchmetric(rank: int) -> dict:
+    """`fit` and `evaluate` with a torchmetrics metric next to Keras's own under
+    MultiWorkerMirroredStrategy: each replica sees its shard, both metrics cover the global data."""
+    import torchmetrics
+
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    tf.keras.utils.set_random_seed(1)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(FEATURES,))])
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse",
+                      metrics=["mae", tf.keras.metrics.from_torch(torchmetrics.MeanAbsoluteError(),
+                                                                  name="tm_mae")])
+    x, y = data()
+    y = y.astype("float32").reshape(-1, 1)  # torchmetrics take labels shaped as the predictions
+    history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    evaluation = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
+    return {"history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
+            "evaluate": {k: float(v) for k, v in evaluation.items()}}
+
+
+def ddp_model():
+    """The model the DDP scenario trains: Dense, BatchNormalization, Dense (seeded)."""
+    tf.keras.utils.set_random_seed(7)
+    return tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(FEATURES,)),
+                                tf.keras.layers.BatchNormalization(),
+                                tf.keras.layers.Dense(1)])
+
+
+def run_ddp(out_dir: str, rank: int) -> dict:
+    """A Keras model inside `torch.nn.parallel.DistributedDataParallel`, trained by a plain
+    PyTorch loop on this replica's half of every global batch of 16."""
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    tf.keras.utils.set_random_seed(rank + 1)  # replica 1's weights differ: DDP broadcasts rank 0's
+    model = ddp_model() if rank == 0 else tf.keras.Sequential([
+        tf.keras.layers.Dense(8, activation="relu", input_shape=(FEATURES,)),
+        tf.keras.layers.BatchNormalization(), tf.keras.layers.Dense(1)])
+    ddp = torch.nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    x, y = data()
+    x, y = torch.from_numpy(x), torch.from_numpy(y.astype("float32")).reshape(-1, 1)
+    ddp.train()
+    for start in range(0, ROWS, 16):
+        xb, yb = x[start:start + 16][rank::2], y[start:start + 16][rank::2]
+        optimizer.zero_grad()
+        torch.nn.functional.mse_loss(ddp(xb), yb).backward()
+        optimizer.step()
+    trainable = {k: v.detach().numpy() for k, v in model.named_parameters() if v.requires_grad}
+    np.savez(os.path.join(out_dir, f"rank{rank}.npz"), **trainable)
+    dist.destroy_process_group()
+    return {"keys": sorted(trainable)}
+
+
 def run_recover(model_dir: str, out_dir: str, rank: int) -> dict:
     """Trains to max_steps=8; on the first attempt replica 1 SIGKILLs itself after step 5, so that
     torchrun (--max_restarts=1) restarts the group, which resumes from the chief's checkpoint."""
@@ -266,6 +321,10 @@ def main() -> None:
         rank = current_position().rank
     if scenario == "keras":
         result = run_keras(model_dir, out_dir, rank)
+    elif scenario == "ddp":
+        result = run_ddp(out_dir, rank)
+    elif scenario == "keras_torchmetric":
+        result = run_keras_torchmetric(rank)
     elif scenario == "custom_loop":
         result = run_custom_loop(out_dir, rank)
     elif scenario == "keras_backup":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -82,3 +83,54 @@ def test_backup_and_restore_resumes_a_restarted_multi_worker_job(tmp_path):
     model.fit(x, y.astype("float32"), batch_size=16, epochs=4, shuffle=False, verbose=0)
     for i, w in enumerate(model.weights):
         np.testing.assert_allclose(w0[f"arr_{i}"], w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_a_torchmetrics_metric_covers_every_replicas_data(tmp_path):
+    """torchmetrics syncs its own state across the processes in `compute()`: under
+    MultiWorkerMirroredStrategy its value equals Keras's `mae`, which the loop sums over the
+    replicas, on both workers and in the History as in `evaluate`."""
+    pytest.importorskip("torchmetrics")
+    out = tmp_path / "out"
+    out.mkdir()
+    check_ok(launch(["keras_torchmetric", str(tmp_path), str(out)], torchrun_envs(2, free_port())))
+    r0, r1 = (json.loads((out / f"rank{rank}.json").read_text()) for rank in (0, 1))
+    assert r0 == r1
+    np.testing.assert_allclose(r0["history"]["tm_mae"], r0["history"]["mae"], rtol=1e-5)
+    assert r0["evaluate"]["tm_mae"] == pytest.approx(r0["evaluate"]["mae"], rel=1e-5)
+
+
+@pytest.mark.slow
+def test_a_keras_model_trains_inside_torch_ddp_as_one_process_on_the_global_batch(tmp_path):
+    """`DistributedDataParallel(keras_model)` in a plain PyTorch loop, two processes over gloo:
+    DDP broadcasts rank 0's weights, averages the gradients, and the replicas end with the
+    weights one process gets on the same global batches (BatchNormalization's batch statistics
+    are per replica, as with torch's own BatchNorm under DDP, so the comparison model is
+    trained on the same per-replica halves, its gradients averaged by hand)."""
+    from _dist_worker import ROWS, ddp_model
+
+    out = tmp_path / "out"
+    out.mkdir()
+    check_ok(launch(["ddp", str(tmp_path), str(out)], torchrun_envs(2, free_port())))
+    (_, w0), (_, w1) = load(out, 0), load(out, 1)
+    assert sorted(w0) == sorted(w1) and w0
+    for name in w0:
+        np.testing.assert_array_equal(w0[name], w1[name], err_msg=name)
+
+    import torch
+
+    model = ddp_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = data()
+    x, y = torch.from_numpy(x), torch.from_numpy(y.astype("float32")).reshape(-1, 1)
+    model.train()
+    for start in range(0, ROWS, 16):
+        optimizer.zero_grad()
+        loss = sum(torch.nn.functional.mse_loss(model(x[start:start + 16][r::2]),
+                                                y[start:start + 16][r::2]) for r in (0, 1)) / 2
+        loss.backward()
+        optimizer.step()
+    for name, value in model.named_parameters():
+        if value.requires_grad:
+            np.testing.assert_allclose(w0[name], value.detach().numpy(), rtol=1e-5, atol=1e-6,
+                                       err_msg=name)

@@ -364,6 +364,23 @@ def test_onnx_export_dynamo():
     np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_onnx_export_with_a_dynamic_batch_runs_in_onnxruntime(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnxscript")
+    from torch.export import Dim
+
+    model = _bn_dropout_model()
+    path = tmp_path / "model.onnx"
+    torch.onnx.export(model, (_x(5),), str(path), dynamo=True, verbose=False,
+                      dynamic_shapes=({0: Dim("batch")},))
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    name = session.get_inputs()[0].name
+    for batch in (1, 7):  # not the batch it was exported with
+        x = _x(batch)
+        got = session.run(None, {name: x.numpy()})[0]
+        np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------- 4. torch.export
 @pytest.mark.parametrize("kind", ["sequential", "functional", "subclassed"])
 def test_torch_export_dynamic_batch_with_positional_spec(kind):
