@@ -84,6 +84,7 @@ from torchestimator.keras.engine.layer_utils import (
     describe_key_mismatch,
     fast_spec_of,
 )
+from torchestimator.keras.mixed_precision._policy import global_policy_name
 from torchestimator.keras.saving._registry import register_builtin
 
 _NO_INPUTS: Any = object()  # `forward()` called without positional inputs
@@ -180,8 +181,8 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
 
     # ------------------------------------------------------------------ dtype
     def _set_dtype_policy(self, dtype: Any) -> None:
-        if dtype is None:
-            dtype = _state.floatx()
+        if dtype is None:  # the global policy (tf.keras.mixed_precision.set_global_policy)
+            dtype = global_policy_name() or _state.floatx()
         if isinstance(dtype, dict):  # a serialized DTypePolicy
             dtype = dtype.get("config", {}).get("name", _state.floatx())
         name = getattr(dtype, "name", None) if not isinstance(dtype, (str, torch.dtype)) else None

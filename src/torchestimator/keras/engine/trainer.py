@@ -160,7 +160,7 @@ class Trainer:
             raise ValueError(
                 f"steps_per_execution must be a positive integer; received {steps_per_execution!r}"
             )
-        self.optimizer = optimizers.get(optimizer)
+        self.optimizer = _loss_scaled_for_float16(self, optimizers.get(optimizer))
         self._optimizer_built_for = -1
         # a torch loss module is what compile got, not a child of the model (its buffers are
         # no weights of the model's state_dict)
@@ -300,7 +300,8 @@ class Trainer:
             weights = self.trainable_weights
             self.optimizer.build(weights)
             self._optimizer_built_for = len(weights)
-        loop.optimize(loss, self.optimizer)
+        scaled = getattr(self.optimizer, "get_scaled_loss", None)  # a LossScaleOptimizer
+        loop.optimize(loss if scaled is None else scaled(loss), self.optimizer)
 
     def train_step(self, data: Any) -> dict:
         """One training step on a batch `(x, y[, sample_weight])`: forward, loss, gradient,
@@ -735,3 +736,15 @@ def _should_validate(epoch: int, validation_freq: Any) -> bool:
             raise ValueError(f"validation_freq must be >= 1; received {validation_freq}")
         return (epoch + 1) % validation_freq == 0
     return (epoch + 1) in validation_freq
+
+
+def _loss_scaled_for_float16(model: Any, optimizer: Any) -> Any:
+    """`optimizer`, wrapped in a `LossScaleOptimizer` when `model`'s dtype policy is
+    'mixed_float16' (as Keras' compile does); a torch optimizer or a wrapped one as it is."""
+    from torchestimator.keras.mixed_precision import LossScaleOptimizer
+    from torchestimator.keras.optimizers import Optimizer
+
+    if (getattr(model, "_dtype_policy_name", None) == "mixed_float16"
+            and isinstance(optimizer, Optimizer)):
+        return LossScaleOptimizer(optimizer)
+    return optimizer

@@ -46,6 +46,12 @@ _BUILTIN_TYPES = frozenset(NEW_CLASSES.values()) | frozenset(LEGACY_CLASSES.valu
 KNOWN_NAMES = ("adadelta", "adagrad", "adam", "adamax", "adamw", "ftrl", "nadam", "rmsprop", "sgd")
 
 
+def _is_loss_scale_optimizer(obj: Any) -> bool:
+    from torchestimator.keras.mixed_precision import LossScaleOptimizer
+
+    return isinstance(obj, LossScaleOptimizer)
+
+
 def _unknown(identifier: Any) -> ValueError:
     return ValueError(
         f"Could not interpret optimizer identifier: {identifier!r}. Known optimizers (case-insensitive): "
@@ -66,7 +72,7 @@ def serialize(optimizer: Optimizer | None, use_legacy_format: bool = False) -> d
     """
     if optimizer is None:
         return None
-    if not isinstance(optimizer, Optimizer):
+    if not isinstance(optimizer, Optimizer) and not _is_loss_scale_optimizer(optimizer):
         warnings.warn(
             "The `keras.optimizers.serialize()` API should only be used for objects of type "
             f"`keras.optimizers.Optimizer`. Found an instance of type {type(optimizer)}, which may lead "
@@ -118,7 +124,7 @@ def deserialize(
         optimizer = _registry.deserialize_keras_object(config, custom_objects=custom_objects)
     except ValueError:
         raise _unknown(name) from None
-    if not isinstance(optimizer, Optimizer):
+    if not isinstance(optimizer, Optimizer) and not _is_loss_scale_optimizer(optimizer):
         raise ValueError(
             f"{name!r} does not name an optimizer (it deserialized to {type(optimizer).__name__}). "
             f"Known optimizers: {', '.join(KNOWN_NAMES)}."
@@ -140,7 +146,7 @@ def get(identifier: Any, **kwargs: Any) -> Optimizer | TorchOptimizer:
     use_legacy_optimizer = kwargs.pop("use_legacy_optimizer", False)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments: {kwargs}")
-    if isinstance(identifier, Optimizer):
+    if isinstance(identifier, Optimizer) or _is_loss_scale_optimizer(identifier):
         return identifier
     torch_optimizer = torch_optimizer_of(identifier)
     if torch_optimizer is not None:
