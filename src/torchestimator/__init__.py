@@ -44,17 +44,22 @@ from torchestimator._ops.functional_ops import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403
 from torchestimator._ops.math_ops import *  # noqa: F403
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator._tensor_numpy import install as _install_tensor_numpy
 from torchestimator._variable import Variable
 
 Tensor = _torch.Tensor  # a "tensor" is a torch.Tensor: isinstance(x, tf.Tensor) works
+_install_tensor_numpy()  # t.numpy() reads any tensor, as TF's (see _tensor_numpy.py; opt-out)
 newaxis = None
 
-__version__ = "0.1.0"
+# The TensorFlow API level the package follows (tf.version.VERSION); the package's own release
+# is tf.version.TORCHESTIMATOR_VERSION.
+__version__ = "2.15.1"
 
 _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
     "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
-    "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration",
+    "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration", "version",
+    "audio", "autograph",
 )
 
 

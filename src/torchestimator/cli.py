@@ -24,9 +24,9 @@ import numpy as np
 
 
 def _version() -> str:
-    from torchestimator import __version__
+    from torchestimator.version import TORCHESTIMATOR_VERSION, VERSION
 
-    return __version__
+    return f"{TORCHESTIMATOR_VERSION} (TensorFlow API {VERSION})"
 
 
 def _inspect_checkpoint(args: argparse.Namespace) -> int:

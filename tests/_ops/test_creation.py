@@ -289,3 +289,17 @@ def test_dtypes_namespace():
     assert not isinstance("float32", tf.DType)
     assert tf.DType("float16") is torch.float16
     assert isinstance(tf.ones([1]).dtype, tf.DType)
+
+
+def test_string_tensors_hold_any_bytes():
+    """A serialized tf.train.Example passes through tf.constant (TF's string tensors hold
+    bytes): UTF-8 text becomes str, other bytes stay bytes, and parse_example reads both."""
+    binary = tf.train.Example(features=tf.train.Features(feature={
+        "k": tf.train.Feature(int64_list=tf.train.Int64List(value=[192]))})).SerializeToString()
+    text = tf.train.Example(features=tf.train.Features(feature={
+        "k": tf.train.Feature(int64_list=tf.train.Int64List(value=[1]))})).SerializeToString()
+    assert b"\xc0" in binary  # 192 as a varint is not UTF-8
+    t = tf.constant([binary, text, b"\xc0\x01", "caf\u00e9".encode()])
+    assert list(t) == [binary, text.decode(), b"\xc0\x01", "caf\u00e9"]
+    parsed = tf.io.parse_example(t[:2], {"k": tf.io.FixedLenFeature([1], tf.int64)})
+    assert parsed["k"].tolist() == [[192], [1]]

@@ -23,7 +23,8 @@ def test_version_and_help_in_a_real_process():
     version = subprocess.run([sys.executable, "-m", "torchestimator", "--version"],
                              capture_output=True, text=True, timeout=120)
     assert version.returncode == 0, version.stderr
-    assert version.stdout.strip() == f"torchestimator {tf.__version__}"
+    assert version.stdout.strip() == (f"torchestimator {tf.version.TORCHESTIMATOR_VERSION} "
+                                      f"(TensorFlow API {tf.__version__})")
     usage = subprocess.run([sys.executable, "-m", "torchestimator", "--help"],
                            capture_output=True, text=True, timeout=120)
     assert usage.returncode == 0 and "inspect-checkpoint" in usage.stdout

@@ -41,7 +41,9 @@ def _run_killed(process: subprocess.Popen, kill: tuple[str, int, float]) -> tupl
     of that save: its 'after saving' line never came)."""
     mode, nth, delay = kill
     seen = 0
+    log: list[str] = []
     for line in process.stderr:
+        log.append(line)
         if line.startswith("Saving checkpoints for"):
             seen += 1
             if seen == (nth if mode == "save" else 1):
@@ -52,7 +54,7 @@ def _run_killed(process: subprocess.Popen, kill: tuple[str, int, float]) -> tupl
                 process.wait()
                 return True, f"after saving checkpoint {step}..." not in rest
     process.wait()
-    assert process.returncode == 0
+    assert process.returncode == 0, "".join(log)[-4000:]
     return False, False
 
 

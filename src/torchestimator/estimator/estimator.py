@@ -41,6 +41,7 @@ from torchestimator.estimator._runtime import (
 from torchestimator.estimator._session import HookRunner, Session, _to_numpy
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks import basic_hooks
+from torchestimator.estimator.hooks._progress import ProgressHook, progress_enabled
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
@@ -616,6 +617,8 @@ class Estimator:
             chief.append(basic_hooks.StepCounterHook(every_n_steps=config.log_step_count_steps))
         if config.save_summary_steps:
             chief.append(basic_hooks.SummarySaverHook(save_steps=config.save_summary_steps))
+        if progress_enabled():
+            chief.append(ProgressHook(num_steps=steps, last_step=max_steps))
         if not config.is_chief:
             chief = []
         if hasattr(self._parallel, "training_hooks"):  # FSDPStrategy: every replica gathers when the chief saves

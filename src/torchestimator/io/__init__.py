@@ -25,6 +25,7 @@ from torchestimator.feature_column.parse_spec import (
     VarLenFeature,
 )
 from torchestimator.io import gfile
+from torchestimator.io._decode_csv import decode_csv
 from torchestimator.io._parse_example import parse_example, parse_single_example
 from torchestimator.io._sequence_example import (
     parse_sequence_example,

@@ -36,6 +36,9 @@ _NAMES = {
     )
 }
 _NAMES["get_logger"] = "torchestimator._tf_logging"
+_NAMES.update({name: "torchestimator.version" for name in (
+    "VERSION", "GIT_VERSION", "COMPILER_VERSION", "CXX_VERSION", "CXX11_ABI_FLAG", "MONOLITHIC_BUILD",
+    "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER")})
 # A placeholder describes a serving input receiver's input (there is no graph to feed).
 _NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 
