@@ -698,6 +698,7 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         not torch tensors, with autograd on, outside a GradientTape, fit and model_fn."""
         return (
             not isinstance(inputs, torch.Tensor)
+            and CONTEXT.training is None  # no Keras front (fit feeds numpy strings as they are)
             and _at_top_level()
             and torch.is_grad_enabled()
             and not recording()

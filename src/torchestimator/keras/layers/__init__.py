@@ -32,6 +32,11 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "Activation", "Dense", "Dropout", "Embedding", "Flatten", "Lambda", "Masking", "Permute",
         "RepeatVector", "Reshape",
     ),
+    "image_preprocessing": (
+        "CenterCrop", "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip",
+        "RandomHeight", "RandomRotation", "RandomTranslation", "RandomWidth", "RandomZoom",
+        "Resizing",
+    ),
     "merging": (
         "Add", "Average", "Concatenate", "Dot", "Maximum", "Minimum", "Multiply", "Subtract", "add",
         "average", "concatenate", "dot", "maximum", "minimum", "multiply", "subtract",
@@ -48,6 +53,7 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
     ),
     "preprocessing": (
         "CategoryEncoding", "Hashing", "IntegerLookup", "Normalization", "Rescaling", "StringLookup",
+        "Discretization", "HashedCrossing", "TextVectorization",
     ),
     "regularization": (
         "ActivityRegularization", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
