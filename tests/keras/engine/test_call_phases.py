@@ -326,3 +326,13 @@ def test_numeric_features_are_stacked_once_per_step_for_both_parts_of_wide_and_d
     deep(features), wide(features)  # outside a step: nothing is shared
     assert len(stacks) == 2
     assert out_wide.shape == (4, 1)
+
+
+def test_a_zero_d_numpy_input_keeps_its_shape():
+    import numpy as np
+
+    import torchestimator as tf
+
+    double = tf.keras.layers.Lambda(lambda x: x * 2)
+    out = double(np.array(3.0, "float32"))
+    assert tuple(out.shape) == () and float(out) == 6.0

@@ -38,7 +38,8 @@ def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
             return value
-        t = torch.from_numpy(np.ascontiguousarray(value))
+        # np.ascontiguousarray makes a 0-d array 1-d; a 0-d array is contiguous as it is
+        t = torch.from_numpy(np.ascontiguousarray(value) if value.ndim else value.copy())
         if dtype is not None and t.is_floating_point() and dtype.is_floating_point and t.dtype != dtype:
             t = t.to(dtype)
         return t
