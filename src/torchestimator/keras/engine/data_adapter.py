@@ -316,14 +316,19 @@ class IterableData:
 class SequenceData(IterableData):
     """The batches of a `tf.keras.utils.Sequence`, as Keras 2.15's `KerasSequenceAdapter`:
     each epoch reads `seq[i]` for `i` in `0 .. len(seq) - 1` (in a new random order when
-    `shuffle`, `random.shuffle` as Keras), then calls `seq.on_epoch_end()`. Batches are read
-    sequentially in the calling thread: `fit`'s `workers`, `use_multiprocessing` and
-    `max_queue_size` start no enqueuer here (a documented fallback)."""
+    `shuffle`, `random.shuffle` as Keras), then calls `seq.on_epoch_end()` once. With
+    `workers > 1` (or `workers > 0` and `use_multiprocessing`), as Keras, the batches are read
+    by a pool of threads (processes) at most `max_queue_size` ahead and still arrive in
+    order; else sequentially in the calling thread."""
 
-    def __init__(self, source: Any, steps: int | None, shuffle: bool = False, epochs: int = 1):
+    def __init__(self, source: Any, steps: int | None, shuffle: bool = False, epochs: int = 1,
+                 workers: int = 1, use_multiprocessing: bool = False, max_queue_size: int = 10):
         super().__init__(source, steps, epochs)
         self.shuffle = bool(shuffle)
         self._continues = False  # each epoch starts the Sequence again
+        self.workers = workers
+        self.use_multiprocessing = bool(use_multiprocessing)
+        self.max_queue_size = max_queue_size
 
     def peek(self) -> tuple | None:
         """The Sequence's first batch (None if it is empty)."""
@@ -337,10 +342,19 @@ class SequenceData(IterableData):
         if self.shuffle:
             random.shuffle(order)
         steps = len(order) if self.steps is None else self.steps
+        indices = order[max(0, skip):steps]
+        if self.workers > 1 or (self.workers > 0 and self.use_multiprocessing):
+            from torchestimator.keras.utils._enqueuers import ordered_batches
+
+            items = ordered_batches(sequence, indices, self.workers, self.use_multiprocessing,
+                                    self.max_queue_size)
+        else:
+            items = (sequence[index] for index in indices)
         try:
-            for index in order[max(0, skip):steps]:
-                yield _as_batch(sequence[index])
+            for item in items:
+                yield _as_batch(item)
         except GeneratorExit:
+            items.close()  # the workers are done before `on_epoch_end` changes the Sequence
             sequence.on_epoch_end()
             raise
         if steps > len(order):
@@ -374,8 +388,12 @@ def make_data(
     steps: int | None = None,
     shuffle: bool = False,
     epochs: int = 1,
+    workers: int = 1,
+    use_multiprocessing: bool = False,
+    max_queue_size: int = 10,
 ) -> ArrayData | IterableData:
     """Returns the batch source for `x` (and `y`, `sample_weight`), validating the combination.
+    `workers`, `use_multiprocessing` and `max_queue_size` apply to a `keras.utils.Sequence`.
 
     A `torch.utils.data.Dataset` (of samples) is batched by a `DataLoader` of `batch_size`
     (default 32), shuffled each epoch when `shuffle` and it is map-style (`torch_loader`)."""
@@ -390,7 +408,7 @@ def make_data(
                 f"`{'y' if y is not None else 'sample_weight'}` argument is not supported when "
                 "using `keras.utils.Sequence` as input: its batches are `(x, y[, sample_weight])`."
             )
-        return SequenceData(x, steps, shuffle, epochs)
+        return SequenceData(x, steps, shuffle, epochs, workers, use_multiprocessing, max_queue_size)
     if isinstance(x, torch.utils.data.Dataset) and not _is_dataset(x):
         x = torch_loader(x, batch_size, shuffle)
     if _is_iterable_source(x) and not _is_array_like(x):

@@ -398,15 +398,18 @@ class Trainer:
             raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(kwargs)}")
         self._assert_compiled("training/testing")
         verbose = _resolve_verbose(verbose)
+        queue_args = dict(workers=workers, use_multiprocessing=use_multiprocessing,
+                          max_queue_size=max_queue_size)
         data = make_data(x, y, sample_weight, batch_size, steps_per_epoch, shuffle,
-                         epochs=epochs - initial_epoch)
+                         epochs=epochs - initial_epoch, **queue_args)
         val_data = None
         if validation_data is not None:
             vx, vy, vsw = (
                 unpack_x_y_sample_weight(validation_data)
                 if isinstance(validation_data, (tuple, list)) else (validation_data, None, None)
             )
-            val_data = make_data(vx, vy, vsw, validation_batch_size or batch_size, validation_steps)
+            val_data = make_data(vx, vy, vsw, validation_batch_size or batch_size, validation_steps,
+                                 **queue_args)
         elif validation_split:
             if not isinstance(data, ArrayData):
                 raise ValueError(
@@ -529,7 +532,8 @@ class Trainer:
             raise TypeError(f"evaluate() got unexpected keyword argument(s) {sorted(kwargs)}")
         self._assert_compiled("evaluating")
         verbose = _resolve_verbose(verbose)
-        data = make_data(x, y, sample_weight, batch_size, steps)
+        data = make_data(x, y, sample_weight, batch_size, steps, workers=workers,
+                         use_multiprocessing=use_multiprocessing, max_queue_size=max_queue_size)
         parallel = self._data_parallel()
         if parallel is not None:
             data = parallel.replica_data(data, synced=False)
@@ -551,7 +555,8 @@ class Trainer:
     ) -> Any:
         """Returns the model's outputs for `x` as numpy arrays, in the structure of the outputs."""
         verbose = _resolve_verbose(verbose)
-        data = make_data(x, None, None, batch_size, steps)
+        data = make_data(x, None, None, batch_size, steps, workers=workers,
+                         use_multiprocessing=use_multiprocessing, max_queue_size=max_queue_size)
         device = self._place()
         cbs = self._callback_list(callbacks, verbose, 1, data.steps, add_history=False)
         self.eval()

@@ -12,15 +12,23 @@ from torchestimator.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from torchestimator.keras.utils._audio import audio_dataset_from_directory
 from torchestimator.keras.utils._data_utils import Sequence, get_file
 from torchestimator.keras.utils._dataset_from_directory import (
     image_dataset_from_directory,
     text_dataset_from_directory,
 )
+from torchestimator.keras.utils._enqueuers import (
+    GeneratorEnqueuer,
+    OrderedEnqueuer,
+    SequenceEnqueuer,
+)
 from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img, save_img
 from torchestimator.keras.utils._numerical import normalize, to_categorical
 from torchestimator.keras.utils._random_seed import set_random_seed
 from torchestimator.keras.utils._sequence_utils import pad_sequences
+from torchestimator.keras.utils._split_dataset import split_dataset
+from torchestimator.keras.utils._timeseries import timeseries_dataset_from_array
 
 CustomObjectScope = custom_object_scope
 
@@ -32,4 +40,7 @@ __all__ = [
     "array_to_img", "image_dataset_from_directory", "img_to_array", "load_img", "save_img",
     "text_dataset_from_directory",
     "Sequence", "get_file", "pad_sequences",
+    "split_dataset", "timeseries_dataset_from_array",
+    "GeneratorEnqueuer", "OrderedEnqueuer", "SequenceEnqueuer",
+    "audio_dataset_from_directory",
 ]

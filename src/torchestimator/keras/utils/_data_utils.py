@@ -33,9 +33,9 @@ class Sequence:
     to modify your dataset between epochs, you may implement `on_epoch_end`. The method
     `__getitem__` should return a complete batch. `fit`, `evaluate` and `predict` read batches
     `0 .. len(seq) - 1` each epoch (in a shuffled order with `fit(shuffle=True)`) and call
-    `on_epoch_end` after each epoch. `workers`, `use_multiprocessing` and `max_queue_size`
-    are accepted by `fit` but batches are read sequentially in the training thread (a
-    documented fallback: no enqueuer threads or processes).
+    `on_epoch_end` after each epoch. With `workers > 1` (threads) or `use_multiprocessing=True`
+    (processes, given a picklable copy of the Sequence each epoch), batches are read ahead, at
+    most `max_queue_size` of them, and still arrive in index order.
     """
 
     def __getitem__(self, index: int) -> Any:

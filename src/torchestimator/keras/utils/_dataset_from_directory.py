@@ -6,7 +6,8 @@ sub-directories, files are listed per class in sorted order, the whole list is s
 `np.random.RandomState(seed)` and the validation subset is the last
 `int(validation_split * n)` files. Images are decoded with Pillow (`tf.io.decode_image`)
 and resized with `tf.image.resize` (TF's kernels, no antialiasing), giving float32
-`(height, width, channels)` tensors; texts are `str`.
+`(height, width, channels)` tensors; texts are `str`. `_audio.py` builds
+`audio_dataset_from_directory` on the same helpers (`padded=True` batches).
 """
 
 from __future__ import annotations
@@ -219,7 +220,10 @@ def _check_label_mode(label_mode: Any) -> None:
         )
 
 
-def _finish(dataset: Any, batch_size: Any, shuffle: bool, seed: Any, training: bool) -> Any:
+def _finish(dataset: Any, batch_size: Any, shuffle: bool, seed: Any, training: bool,
+            padded: bool = False) -> Any:
+    """Shuffles (training) and batches the samples; `padded` batches with `padded_batch`
+    (zeros up to the batch's longest sample, as audio)."""
     from torchestimator import data
 
     dataset = dataset.prefetch(data.AUTOTUNE)
@@ -227,7 +231,7 @@ def _finish(dataset: Any, batch_size: Any, shuffle: bool, seed: Any, training: b
         if shuffle and training:
             # Shuffle locally at each iteration
             dataset = dataset.shuffle(buffer_size=batch_size * 8, seed=seed)
-        dataset = dataset.batch(batch_size)
+        dataset = dataset.padded_batch(batch_size) if padded else dataset.batch(batch_size)
     elif shuffle and training:
         dataset = dataset.shuffle(buffer_size=1024, seed=seed)
     return dataset
@@ -255,7 +259,7 @@ def _paths_and_labels_to_dataset(load: Callable[[str], Any], label_mode: Any,
 def _build(paths_and_labels_to_dataset: Any, paths: list, labels: Any, subset: Any,
            validation_split: Any, batch_size: Any, shuffle: bool, seed: Any,
            class_names: Any, directory: Any, what: str, allowed: str,
-           file_paths: bool) -> Any:
+           file_paths: bool, padded: bool = False) -> Any:
     if subset == "both":
         paths_train, labels_train = _get_training_or_validation_split(
             paths, labels, validation_split, "training"
@@ -268,9 +272,9 @@ def _build(paths_and_labels_to_dataset: Any, paths: list, labels: Any, subset: A
         if not paths_val:
             raise ValueError(f"No validation {what} found in directory {directory}. {allowed}")
         train = _finish(paths_and_labels_to_dataset(paths_train, labels_train),
-                        batch_size, shuffle, seed, True)
+                        batch_size, shuffle, seed, True, padded)
         val = _finish(paths_and_labels_to_dataset(paths_val, labels_val),
-                      batch_size, shuffle, seed, False)
+                      batch_size, shuffle, seed, False, padded)
         train.class_names = class_names
         val.class_names = class_names
         if file_paths:
@@ -281,7 +285,7 @@ def _build(paths_and_labels_to_dataset: Any, paths: list, labels: Any, subset: A
     if not paths:
         raise ValueError(f"No {what} found in directory {directory}. {allowed}")
     dataset = _finish(paths_and_labels_to_dataset(paths, labels), batch_size, shuffle, seed,
-                      True)
+                      True, padded)
     dataset.class_names = class_names
     if file_paths:
         dataset.file_paths = paths
