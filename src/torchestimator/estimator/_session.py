@@ -68,11 +68,11 @@ class Session:
     `summary_writer(logdir)`, `save_checkpoint()`, `summaries()`.
     """
 
-    def __init__(self, estimator: Any, mode: str):
-        self.estimator = estimator
+    def __init__(self, runtime: Any, mode: str):
+        self.runtime = runtime  # the Estimator's ModelRuntime
         self.mode = mode
         self.spec: Any = None
-        self.step_start_global_step = estimator._state.global_step
+        self.step_start_global_step = runtime.state.global_step
         self.input_position: int | None = None
         self.input_ended = False  # under a strategy: the step running (or last run) used the input up
         self._pre_save_checks: list[Callable[[], bool]] = []
@@ -80,16 +80,16 @@ class Session:
     @property
     def global_step(self) -> int:
         """The current global step (after the last step's update)."""
-        return self.estimator._state.global_step
+        return self.runtime.state.global_step
 
     @property
     def model_dir(self) -> str:
         """The Estimator's model_dir."""
-        return self.estimator.model_dir
+        return self.runtime.model_dir
 
     def summary_writer(self, logdir: str | None = None) -> Any:
         """The shared TensorBoard writer of `logdir` (default: model_dir)."""
-        return self.estimator._summary_writer(logdir or self.estimator.model_dir)
+        return self.runtime.summary_writer(logdir or self.runtime.model_dir)
 
     def add_pre_save_check(self, check: Callable[[], bool]) -> None:
         """Registers `check() -> bool`, run before every checkpoint save; a False result skips
@@ -103,13 +103,13 @@ class Session:
         for check in self._pre_save_checks:
             if not check():
                 return None
-        return self.estimator._save_checkpoint(self, checkpoint_dir, checkpoint_basename)
+        return self.runtime.save_checkpoint(self, checkpoint_dir, checkpoint_basename)
 
     def step_loss(self) -> Any:
         """The last step's loss as hooks see it (None without one): under a distribution
         strategy, its mean over the replicas, as TF reported the loss reduced across replicas."""
         loss = self.spec.loss if self.spec is not None else None
-        parallel = self.estimator._parallel
+        parallel = self.runtime.parallel
         return loss if parallel is None else parallel.reported_loss(loss)
 
     def summaries(self) -> dict[str, Any]:
@@ -117,7 +117,7 @@ class Session:
         out = {}
         if self.spec is not None and self.spec.loss is not None:
             out["loss"] = self.step_loss()
-        out.update(self.estimator._state.scope.context.summaries)
+        out.update(self.runtime.state.scope.context.summaries)
         return out
 
     def tensor(self, name: str) -> Any:
@@ -133,7 +133,7 @@ class Session:
             return spec.predictions[name]
         if spec is not None and spec.eval_metric_ops and name in spec.eval_metric_ops:
             return spec.eval_metric_ops[name]
-        summaries = self.estimator._state.scope.context.summaries
+        summaries = self.runtime.state.scope.context.summaries
         if name in summaries:
             return summaries[name]
         known = ["loss", "global_step"]

@@ -9,7 +9,6 @@ hooks follow TF 2.15's Estimator.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import inspect
 import logging
@@ -17,7 +16,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,18 +26,16 @@ from torchestimator._engine import loop, storage
 from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator import _inputs
+from torchestimator.estimator._model_runtime import ModelRuntime
 from torchestimator.estimator._model_state import ModelState
 from torchestimator.estimator._predictions import extract_predictions, split_examples
 from torchestimator.estimator._runtime import (
-    chain_batches,
     check_train_op,
-    close_iterator,
     loss_step_formatter,
     seed_everything,
     seeded_rng,
-    transfer_device,
 )
-from torchestimator.estimator._session import HookRunner, Session, _to_numpy
+from torchestimator.estimator._session import _to_numpy
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.hooks._progress import ProgressHook, progress_enabled
@@ -90,32 +87,10 @@ def _local_model_dir(model_dir: str) -> str:
     return model_dir
 
 
-def _takes_input_context(input_fn: Callable) -> bool:
-    from torchestimator.distribute._data_parallel import takes_input_context
-
-    return takes_input_context(input_fn)
-
-
-def _all_agree(flag: bool) -> bool:
-    from torchestimator.distribute._collectives import all_agree
-
-    return all_agree(flag)
-
-
 def _distributed_run() -> bool:
     """Whether this process is one of several of a torch.distributed group."""
     return torch.distributed.is_available() and torch.distributed.is_initialized() and \
         torch.distributed.get_world_size() > 1
-
-
-class _ModeRun(NamedTuple):
-    """What `Estimator._mode_run` yields: the hooks' session and runner, the batches (the
-    first one included) and the device later batches move to (None: they stay where they are)."""
-
-    session: Session
-    runner: HookRunner
-    batches: Iterator
-    device: torch.device | None
 
 
 class Estimator:
@@ -180,12 +155,10 @@ class Estimator:
         self._model_fn_args = args
         from torchestimator.estimator.warm_starting import resolve_warm_start
 
-        self._warm_start_settings = resolve_warm_start(warm_start_from)
-        self._state = ModelState()
-        self._writers: dict[str, Any] = {}
-        self._managers: dict[tuple, ckpt.CheckpointManager] = {}
-        self._device = loop.default_device()
-        self._parallel: Any = None  # the replicas of train/eval_distribute, during train/evaluate
+        # The model_fn caller, the model's state, device, writers and checkpoint managers: the
+        # interface this class, export, the hooks' Session and the in-memory evaluator share.
+        self._runtime = ModelRuntime(model_fn, args, self._params, self._config, model_dir,
+                                     resolve_warm_start(warm_start_from))
         logger.info("Using config: %s", self._config)
 
     # ------------------------------------------------------------------ properties
@@ -209,7 +182,7 @@ class Estimator:
         """The model_fn, bound to this Estimator's params: `(features, labels, mode, config)`."""
 
         def bound(features: Any, labels: Any, mode: str, config: RunConfig) -> EstimatorSpec:
-            return self._call_model_fn(features, labels, mode)
+            return self._runtime.call_model_fn(features, labels, mode)
 
         return bound
 
@@ -236,245 +209,10 @@ class Estimator:
             raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
         return path
 
-    # ------------------------------------------------------------------ plumbing
-    def _summary_writer(self, logdir: str) -> Any:
-        from torchestimator._engine.summary import SummaryWriter
-
-        key = storage.abspath(logdir)
-        writer = self._writers.get(key)
-        if writer is None or writer.closed:
-            writer = SummaryWriter(logdir)
-            self._writers[key] = writer
-        return writer
-
-    def _close_writers(self, logdir: str | None = None) -> None:
-        keys = list(self._writers) if logdir is None else [storage.abspath(logdir)]
-        for key in keys:
-            writer = self._writers.pop(key, None)
-            if writer is not None:
-                writer.close()
-
-    def _checkpoint_manager(self, checkpoint_dir: str | None = None,
-                            basename: str = "model.ckpt") -> ckpt.CheckpointManager:
-        directory = storage.abspath(checkpoint_dir or self._model_dir)
-        manager = self._managers.get((directory, basename))
-        if manager is None:
-            manager = ckpt.CheckpointManager(
-                directory, max_to_keep=self._config.keep_checkpoint_max,
-                keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
-                checkpoint_basename=basename,
-            )
-            self._managers[(directory, basename)] = manager
-        return manager
-
-    def _save_checkpoint(self, session: Session, checkpoint_dir: str | None = None,
-                         basename: str = "model.ckpt") -> str:
-        # A position resumes an interrupted train(); a used-up input is read from its start by the
-        # next train(), as TF's: under a strategy (which reads one batch ahead) a checkpoint after
-        # the last batch records no position; in one process `_inputs.batches_from` finds it out.
-        extra = {"input_position": None if session.input_ended else session.input_position}
-        full_state = getattr(self._parallel, "full_state", None)  # FSDPStrategy: the gathered weights
-        with full_state() if full_state is not None else contextlib.nullcontext():
-            return self._state.save(self._checkpoint_manager(checkpoint_dir, basename), extra)
-
-    def _call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
-        kwargs: dict[str, Any] = {}
-        args = self._model_fn_args
-        if "labels" in args:
-            kwargs["labels"] = labels
-        elif labels is not None:
-            raise ValueError(
-                "model_fn does not take labels, but input_fn returns labels. Add a `labels` "
-                "argument to model_fn or make input_fn return features only."
-            )
-        if "mode" in args:
-            kwargs["mode"] = mode
-        if "params" in args:
-            kwargs["params"] = self._params
-        if "config" in args:
-            kwargs["config"] = self._config
-        scope = self._state.scope
-        scope.context.begin_call(mode, self._state.global_step)
-        with scope:
-            spec = self._model_fn(features=features, **kwargs)
-        if type(spec) is not EstimatorSpec and not isinstance(spec, EstimatorSpec):
-            raise ValueError(
-                f"model_fn should return an EstimatorSpec; it returned {type(spec).__name__}: {spec!r:.200}"
-            )
-        if spec.mode != mode:
-            raise ValueError(
-                f"model_fn was called in mode {mode!r} but returned an EstimatorSpec for mode "
-                f"{spec.mode!r}."
-            )
-        if spec.scaffold is not None:
-            self._state.use_scaffold(spec.scaffold)
-        return spec
-
-    def _prepare(self, mode: str, first_batch: Any, checkpoint_path: str | None,
-                 restore_rng: bool = False) -> EstimatorSpec:
-        """Calls model_fn on the first batch (creating its objects on the first call), then
-        loads the checkpoint (or warm-starts); returns that call's EstimatorSpec."""
-        features, labels = _inputs.split_batch(first_batch, mode)
-        try:
-            with torch.set_grad_enabled(mode == ModeKeys.TRAIN):
-                spec = self._call_model_fn(features, labels, mode)
-        except Exception as e:
-            # As TF, a model_fn taking labels gets None when input_fn yields features only (the
-            # TF guides' model_fns read labels from the features); name that when it fails.
-            if mode == ModeKeys.TRAIN and labels is None and "labels" in self._model_fn_args:
-                raise ValueError(
-                    "Labels are missing in TRAIN mode: input_fn returned features only, so model_fn "
-                    f"received labels=None, and it failed: {type(e).__name__}: {e}. Make input_fn "
-                    "return (features, labels)."
-                ) from e
-            raise
-        if mode == ModeKeys.TRAIN:
-            self._build_optimizers(check_train_op(spec.train_op))
-        path = checkpoint_path
-        if path is not None and storage.isdir(path):
-            path = ckpt.latest_checkpoint(path)
-        if path is not None:
-            self._state.restore(path, restore_rng=restore_rng)
-            return spec
-        self._state.initialize_step()
-        if self._warm_start_settings is not None:
-            from torchestimator.estimator.warm_starting import warm_start
-
-            warm_start(self._state, self._warm_start_settings)
-        init_fn = getattr(spec.scaffold, "init_fn", None)
-        if init_fn is not None and not self._state.scaffold_initialized:
-            self._state.scaffold_initialized = True  # once, when the model is first created
-            init_fn(Session(self, mode))
-        return spec
-
-    def _distributed(self, field: str) -> Any:
-        """The `DataParallel` of `config.<field>` when it has several replicas (this process then
-        takes its role in the cluster: only the chief writes), else None."""
-        from torchestimator.distribute._data_parallel import data_parallel, implicit_strategy
-
-        strategy = getattr(self._config, field)
-        if strategy is None and field == "train_distribute":
-            strategy = implicit_strategy(self._config)  # a TF_CONFIG with ps tasks: synchronous
-        if strategy is None:
-            return None
-
-        parallel = data_parallel(strategy)
-        if parallel is not None:
-            self._config._init_from_worker_context(parallel.task_type, parallel.task_id, parallel.is_chief)
-        return parallel
-
-    def _broadcast_state(self) -> None:
-        """Gives every replica the chief's weights, buffers and global step."""
-        variables = self._state.named_variables()
-        self._parallel.broadcast_([variables[name] for name in sorted(variables)])
-        self._state.global_step = int(self._parallel.broadcast_object(int(self._state.global_step)))
-        begin_training = getattr(self._parallel, "begin_training", None)
-        if begin_training is not None:  # FSDPStrategy: the layers sharded across the replicas
-            begin_training(self._state)
-
-    def _build_optimizers(self, train_op: TrainOp) -> None:
-        from torchestimator._engine.train_op import parameters_of
-
-        for index, (optimizer, loss, var_list) in enumerate(train_op.entries):
-            if callable(var_list):
-                var_list = var_list()
-            if var_list is None:
-                var_list = self._state.var_cache.setdefault(
-                    index, [p for p in parameters_of(loss) if p.requires_grad]
-                )
-            optimizer.build(list(var_list))
-
-    def _place_model(self) -> None:
-        for layer in self._state.layers():
-            first = next(iter(layer.parameters()), None)
-            if first is not None and first.device != self._device:
-                layer.to(self._device)
-
-    def _first_batch(self, input_fn: Callable, mode: str,
-                     skip: int = 0) -> tuple[Any, Iterator, torch.device | None]:
-        """Calls input_fn, skips `skip` batches (none when that used the input up: see
-        `_inputs.batches_from`); returns (first batch on the device or None, the iterator of the
-        rest, the device later batches must be moved to or None)."""
-        parallel = self._parallel
-        context = parallel.input_context() if parallel is not None else None
-
-        def make_batches() -> Any:
-            batches = _inputs.call_input_fn(input_fn, mode, self._params, self._config, context)
-            if parallel is not None and not _takes_input_context(input_fn):
-                batches = parallel.shard(batches)  # TF's auto-sharding: by file, else by element
-            return batches
-
-        first, iterator = _inputs.batches_from(make_batches, skip)
-        if first is None:
-            return None, iterator, None
-        return loop.to_device(first, self._device), iterator, transfer_device(first, self._device)
-
-    @contextlib.contextmanager
-    def _mode_run(self, mode: str, input_fn: Callable, hook_layout: Callable[[], list],
-                  checkpoint_path: str | None, position: int = 0) -> Iterator[_ModeRun | None]:
-        """One train/evaluate/predict call's set-up and tear-down around the caller's steps.
-
-        Calls input_fn (skipping `position` batches), builds the model on the first
-        batch and restores `checkpoint_path` (`_prepare`), places the model, resets
-        streaming metrics (not in predict), makes the Session and the HookRunner
-        with `hook_layout()` (the spec's hooks in their places), calls `begin` and
-        `after_create_session`, and yields a `_ModeRun`; None (nothing set up) when
-        input_fn yields no batch. Hooks' `end` runs only when the caller's block
-        completes; the input iterator is closed however it ends; train closes the
-        summary writers, and on Ctrl-C saves the steps made (the CheckpointSaverHook's
-        `end`, as TF) before re-raising. Predict seeds its set-up only
-        (`tf_random_seed`): its steps run between its caller's code.
-        """
-        training = mode == ModeKeys.TRAIN
-        setup_rng = seeded_rng(self._config.tf_random_seed) if mode == ModeKeys.PREDICT else contextlib.nullcontext()
-        with setup_rng:
-            first, iterator, device = self._first_batch(input_fn, mode, position)
-            if mode != ModeKeys.PREDICT and self._parallel is not None and not _all_agree(first is not None):
-                if not training:  # evaluation sums every replica's state: each needs data
-                    close_iterator(iterator)
-                    raise ValueError(
-                        "evaluate() under eval_distribute: the input_fn of at least one replica yielded "
-                        "no batch (its shard is empty); give every replica at least one batch.")
-                first = None  # a replica has no input: none trains (the replicas step together)
-            try:
-                build_spec = None if first is None else self._prepare(mode, first, checkpoint_path,
-                                                                      restore_rng=training)
-            except BaseException:
-                close_iterator(iterator)
-                raise
-        if first is None:
-            close_iterator(iterator)
-            yield None
-            return
-        session = Session(self, mode)
-        runner = None
-        try:
-            self._place_model()
-            if training and self._parallel is not None:
-                self._broadcast_state()  # every replica starts from the chief's weights
-            self._train_mode(training)
-            if mode != ModeKeys.PREDICT:
-                for metric in self._state.metrics():  # streaming metrics start afresh, as TF's locals
-                    metric.reset_state()
-            if training:
-                session.input_position = position
-            runner = HookRunner(hook_layout(), session)
-            runner.set_spec_hooks(build_spec)
-            runner.begin()
-            runner.after_create_session()
-            yield _ModeRun(session, runner, chain_batches(first, iterator), device)
-            runner.end()
-        except KeyboardInterrupt:
-            if training and runner is not None:
-                # As TF's CheckpointSaverHook.end: keep the steps made so far, then stop.
-                for hook in runner.hooks:
-                    if isinstance(hook, basic_hooks.CheckpointSaverHook):
-                        hook.end(session)
-            raise
-        finally:
-            close_iterator(iterator)
-            if training:
-                self._close_writers()
+    @property
+    def _state(self) -> ModelState:
+        """The model's state (layers, optimizers, metrics, global step): the runtime's."""
+        return self._runtime.state
 
     # ------------------------------------------------------------------ train
     def train(self, input_fn: Callable, hooks: list | None = None, steps: int | None = None,
@@ -512,14 +250,11 @@ class Estimator:
                 raise TypeError(
                     f"saving_listeners must be CheckpointSaverListener instances; received {listener!r}"
                 )
-        self._parallel = self._distributed("train_distribute")
-        try:
+        with self._runtime.distributed("train_distribute") as parallel:
             with directory_lock(self._model_dir, "Estimator.train", enabled=self._config.is_chief):
                 self._train(input_fn, hooks, steps, max_steps, listeners)
-            if self._parallel is not None:
-                self._parallel.barrier()  # the chief's last checkpoint is on disk for every replica
-        finally:
-            self._parallel = None
+            if parallel is not None:
+                parallel.barrier()  # the chief's last checkpoint is on disk for every replica
         return self
 
     def _train(self, input_fn: Callable, hooks: list, steps: int | None,
@@ -533,25 +268,26 @@ class Estimator:
         if latest is None and self._params and self._config.is_chief:
             from torchestimator.estimator._hparams_summary import write_hparams
 
-            write_hparams(self._summary_writer(self._model_dir), self._params)  # once per run
+            write_hparams(self._runtime.summary_writer(self._model_dir), self._params)  # once per run
         if self._config.tf_random_seed is not None:
             seed_everything(self._config.tf_random_seed)  # TF's graph-level seed, every train()
 
         def hook_layout() -> list:
             return self._training_hooks(hooks, steps, max_steps, listeners)
 
-        with self._mode_run(ModeKeys.TRAIN, input_fn, hook_layout, latest, position) as run:
+        runtime = self._runtime
+        with runtime.mode_run(ModeKeys.TRAIN, input_fn, hook_layout, latest, position) as run:
             if run is None:
                 logger.warning("Training with estimator made no steps. Perhaps input is empty or misspecified.")
                 logger.info("Loss for final step: None.")
                 return self
             session = run.session
-            state = self._state
-            call_model_fn = self._call_model_fn
+            state = runtime.state
+            call_model_fn = runtime.call_model_fn
             var_cache = state.var_cache
             context = state.scope.context
             advance_global_step = _global_step.advance
-            parallel = self._parallel
+            parallel = runtime.parallel
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
@@ -586,10 +322,6 @@ class Estimator:
         logger.info("Loss for final step: %s.", None if last is None else float(last.detach()))
         return self
 
-    def _train_mode(self, training: bool = True) -> None:
-        for layer in self._state.layers():
-            layer.train(training)
-
     def _training_hooks(self, hooks: list, steps: int | None, max_steps: int | None,
                         listeners: list) -> list:
         """The hooks of train() in TF's order: chief-only hooks (the checkpoint saver, the spec's
@@ -621,8 +353,9 @@ class Estimator:
             chief.append(ProgressHook(num_steps=steps, last_step=max_steps))
         if not config.is_chief:
             chief = []
-        if hasattr(self._parallel, "training_hooks"):  # FSDPStrategy: every replica gathers when the chief saves
-            chief = self._parallel.training_hooks(chief, config, bool(savers))
+        parallel = self._runtime.parallel
+        if hasattr(parallel, "training_hooks"):  # FSDPStrategy: every replica gathers when the chief saves
+            chief = parallel.training_hooks(chief, config, bool(savers))
         worker = list(hooks)
         if steps is not None or max_steps is not None:
             worker.append(basic_hooks.StopAtStepHook(num_steps=steps, last_step=max_steps))
@@ -649,26 +382,23 @@ class Estimator:
                 "Could not find trained model in model_dir: %s, running initialization to evaluate.",
                 self._model_dir,
             )
-        with seeded_rng(self._config.tf_random_seed):
-            self._parallel = self._distributed("eval_distribute")
-            try:
-                return self._evaluate(input_fn, steps, hooks, path, name)
-            finally:
-                self._parallel = None
+        with seeded_rng(self._config.tf_random_seed), self._runtime.distributed("eval_distribute"):
+            return self._evaluate(input_fn, steps, hooks, path, name)
 
     def _evaluate(self, input_fn: Callable, steps: int | None, hooks: list, path: str | None,
                   name: str | None) -> dict:
         def hook_layout() -> list:
             return list(hooks) + [("evaluation_hooks", None)]
 
-        with self._mode_run(ModeKeys.EVAL, input_fn, hook_layout, path) as run:
+        runtime = self._runtime
+        with runtime.mode_run(ModeKeys.EVAL, input_fn, hook_layout, path) as run:
             if run is None:
                 raise ValueError(
                     "evaluate() received no data: input_fn returned an empty input. Check input_fn."
                 )
             session = run.session
             totals: list = [None, 0]
-            call_model_fn = self._call_model_fn
+            call_model_fn = runtime.call_model_fn
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.EVAL)
@@ -681,9 +411,10 @@ class Estimator:
 
             loop.run_steps(step_fn, run.batches, run.runner, max_steps=steps, device=run.device,
                            grad_enabled=False)
-        if self._parallel is not None:  # exact: the metric states and the loss totals are sums
-            self._parallel.sum_metric_state(self._state.metrics())
-            totals = self._parallel.sum_([torch.as_tensor(totals[0], dtype=torch.float64).reshape(()),
+        parallel = runtime.parallel
+        if parallel is not None:  # exact: the metric states and the loss totals are sums
+            parallel.sum_metric_state(runtime.state.metrics())
+            totals = parallel.sum_([torch.as_tensor(totals[0], dtype=torch.float64).reshape(()),
                                           torch.tensor(float(totals[1]), dtype=torch.float64)])
         spec = session.spec
         results: dict[str, Any] = {}
@@ -711,7 +442,7 @@ class Estimator:
         cause, and `evaluate` returns its metrics (TF's FileWriter would raise instead)."""
         logdir = self.eval_dir(name)
         try:
-            writer = self._summary_writer(logdir)
+            writer = self._runtime.summary_writer(logdir)
         except (OSError, ValueError) as error:  # ValueError: a file sits at `logdir`
             _warn_eval_summaries_not_written(logdir, error)
             return
@@ -726,9 +457,9 @@ class Estimator:
             if path is not None:
                 writer.text("checkpoint_path", str(path), step)
             writer.flush()
-            self._close_writers(logdir)
+            self._runtime.close_writers(logdir)
         except OSError as error:
-            self._writers.pop(storage.abspath(logdir), None)
+            self._runtime.forget_writer(logdir)
             _warn_eval_summaries_not_written(logdir, error)
 
     # ------------------------------------------------------------------ predict
@@ -747,11 +478,11 @@ class Estimator:
         def hook_layout() -> list:
             return list(hooks) + [("prediction_hooks", None)]
 
-        with self._mode_run(ModeKeys.PREDICT, input_fn, hook_layout, path) as run:
+        with self._runtime.mode_run(ModeKeys.PREDICT, input_fn, hook_layout, path) as run:
             if run is None:
                 return
             session = run.session
-            call_model_fn = self._call_model_fn
+            call_model_fn = self._runtime.call_model_fn
 
             def step_fn(batch: Any) -> Any:
                 features, _ = _inputs.split_batch(batch, ModeKeys.PREDICT)

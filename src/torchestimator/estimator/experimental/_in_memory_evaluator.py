@@ -100,7 +100,7 @@ class InMemoryEvaluatorHook(SessionRunHook):
 
     def _evaluate(self, session: Any) -> None:
         estimator = self._estimator
-        training = estimator._parallel  # the replicas of train_distribute (None: one process)
+        training = estimator._runtime.parallel  # the replicas of train_distribute (None: one process)
         self._last_step = session.global_step
         if training is None:
             self._evaluate_here(session)
@@ -115,8 +115,6 @@ class InMemoryEvaluatorHook(SessionRunHook):
                 self._evaluate_here(session)
         except Exception as e:  # told to the other replicas below, then raised
             error = e
-        finally:
-            estimator._parallel = training  # evaluate() leaves None behind
         if together:
             if error is not None:
                 raise error
@@ -134,18 +132,18 @@ class InMemoryEvaluatorHook(SessionRunHook):
 
     def _evaluate_here(self, session: Any) -> None:
         estimator = self._estimator
-        path = estimator._save_checkpoint(session, self._tmpdir, "in_memory.ckpt")
+        runtime = estimator._runtime
+        path = runtime.save_checkpoint(session, self._tmpdir, "in_memory.ckpt")
         try:
             self.eval_result = estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
                                                   checkpoint_path=path, name=self._name)
         finally:
-            estimator._train_mode(True)  # training goes on (evaluate left the layers in inference mode)
+            runtime.set_training(True)  # training goes on (evaluate left the layers in inference mode)
 
     def _cleanup(self) -> None:
         if self._tmpdir is None:
             return
-        for key in [k for k in self._estimator._managers if k[0] == self._tmpdir]:
-            del self._estimator._managers[key]
+        self._estimator._runtime.forget_checkpoint_managers(self._tmpdir)
         shutil.rmtree(self._tmpdir, ignore_errors=True)
         self._tmpdir = None
 

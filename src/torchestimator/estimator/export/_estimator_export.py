@@ -39,21 +39,22 @@ def export_saved_model(
         raise ValueError("export_dir_base must be a non-empty path.")
     receiver = serving_input_receiver_fn()
     spec = receiver_spec(receiver)
+    runtime = estimator._runtime
     path = checkpoint_path or estimator.latest_checkpoint()
-    if path is None and estimator._warm_start_settings is None:
+    if path is None and runtime.warm_start_settings is None:
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     sample = spec.sample_features(_builder.SAMPLE_BATCH)
     model_sample: Any = next(iter(sample.values())) if spec.single_feature else sample
-    estimator._prepare(ModeKeys.PREDICT, model_sample, path)
-    for layer in estimator._state.layers():
+    runtime.prepare(ModeKeys.PREDICT, model_sample, path)
+    for layer in runtime.state.layers():
         layer.to("cpu")
-    estimator._train_mode(False)
+    runtime.set_training(False)
 
     def run(features: Any) -> Mapping[str, Any]:
-        return estimator._call_model_fn(features, None, ModeKeys.PREDICT).export_outputs
+        return runtime.call_model_fn(features, None, ModeKeys.PREDICT).export_outputs
 
-    modules: list[torch.nn.Module] = list(estimator._state.layers())
-    free = [v for _, v in estimator._state.free_variables() if isinstance(v, torch.nn.Parameter)]
+    modules: list[torch.nn.Module] = list(runtime.state.layers())
+    free = [v for _, v in runtime.state.free_variables() if isinstance(v, torch.nn.Parameter)]
     if free:  # tf.Variables made outside layers become the program's parameters too
         modules.append(torch.nn.ParameterList(free))
     with torch.random.fork_rng(devices=[]), _as_plain_parameters(free):
