@@ -44,7 +44,7 @@ def _is_string_array(array: np.ndarray) -> builtins.bool:
     return array.dtype.kind in "OUS"
 
 
-def _text_or_bytes(value: Any) -> Any:
+def text_or_bytes(value: Any) -> Any:
     """A string element: bytes that are UTF-8 text become `str` (the project's string
     elements), other bytes (a serialized `tf.train.Example`, binary data) stay bytes, as TF's
     string tensors hold any bytes."""
@@ -58,7 +58,7 @@ def _text_or_bytes(value: Any) -> Any:
 
 def _string_array(value: Any) -> np.ndarray:
     array = np.asarray(value, dtype=object)
-    return np.vectorize(_text_or_bytes, otypes=[object])(array) if array.size else array
+    return np.vectorize(text_or_bytes, otypes=[object])(array) if array.size else array
 
 
 def _check_python_value(value: Any, dtype: torch.dtype) -> None:

@@ -39,6 +39,7 @@ import torch
 
 from torchestimator import _dtypes, _hashing
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.tokens import tokens
 from torchestimator.errors import InvalidArgumentError, OutOfRangeError
 
 __all__: list[str] = ["as_string"]  # TF 2.15 also has `tf.as_string` at top level
@@ -368,14 +369,8 @@ def split(input: Any, sep: str | None = None, maxsplit: int = -1,
     else:
         rows = [_split_whitespace(t, maxsplit) for t in flat]
     if array.ndim == 0:
-        return _tokens(rows[0])
+        return tokens(rows[0])
     return _ragged_result(array, rows)
-
-
-def _tokens(values: list) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
 
 
 def unicode_split(input: Any, input_encoding: str, errors: str = "replace",
@@ -395,7 +390,7 @@ def unicode_split(input: Any, input_encoding: str, errors: str = "replace",
     array = _strings(input, "unicode_split")
     rows = [list(t) for t in array.reshape(-1).tolist()]
     if array.ndim == 0:
-        return _tokens(rows[0])
+        return tokens(rows[0])
     return _ragged_result(array, rows)
 
 

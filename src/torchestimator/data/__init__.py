@@ -16,7 +16,9 @@ from typing import Any
 
 from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
+from torchestimator.data.dataset_spec import DatasetSpec, IteratorSpec
 from torchestimator.data.iterator import DatasetIterator as Iterator
+from torchestimator.data.iterator import NumpyIterator
 from torchestimator.data.options import (
     AutoShardPolicy,
     AutotuneOptions,
@@ -33,6 +35,8 @@ _LAZY = {
     "CsvDataset": ("torchestimator.data.csv_reader", "CsvDataset"),
     "TextLineDataset": ("torchestimator.data.text_reader", "TextLineDataset"),
     "TFRecordDataset": ("torchestimator.io._tfrecord_dataset", "TFRecordDataset"),
+    "FixedLengthRecordDataset": ("torchestimator.data.fixed_length_records",
+                                 "FixedLengthRecordDataset"),
 }
 
 
@@ -53,7 +57,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
-    "AutotuneOptions", "CsvDataset", "Dataset", "DistributeOptions", "Iterator",
+    "AutotuneOptions", "CsvDataset", "Dataset", "DatasetSpec", "DistributeOptions",
+    "FixedLengthRecordDataset", "Iterator", "IteratorSpec", "NumpyIterator",
     "OptimizationOptions", "Options", "TextLineDataset", "TFRecordDataset", "ThreadingOptions",
     "experimental",
 ]

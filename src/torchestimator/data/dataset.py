@@ -154,17 +154,23 @@ class Dataset(abc.ABC):
         return reduce_dataset(self, initial_state, as_callable("reduce_func", reduce_func))
 
     def get_single_element(self, name: str | None = None) -> Any:
-        """Returns the only element of the dataset; error if it has zero or several."""
+        """Returns the only element of the dataset.
+
+        Raises InvalidArgumentError (a ValueError) "Dataset was empty." or "Dataset had
+        more than one element.", as TF does.
+        """
+        from torchestimator.errors import InvalidArgumentError
+
         it = iter(self)
         try:
             first = next(it)
         except StopIteration:
-            raise ValueError("Dataset was empty; get_single_element expects one element") from None
+            raise InvalidArgumentError(None, None, "Dataset was empty.") from None
         try:
             next(it)
         except StopIteration:
             return first
-        raise ValueError("Dataset had more than one element; get_single_element expects one")
+        raise InvalidArgumentError(None, None, "Dataset had more than one element.")
 
     def apply(self, transformation_func: Callable[[Dataset], Dataset]) -> Dataset:
         """Returns `transformation_func(self)`, which must be a Dataset."""
@@ -242,6 +248,72 @@ class Dataset(abc.ABC):
 
         shuffle = True if shuffle is None else as_bool("shuffle", shuffle)
         return FileListDataset(file_pattern, shuffle=shuffle, seed=as_seed("seed", seed))
+
+    @staticmethod
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = None,
+                name: str | None = None) -> Dataset:
+        """An infinite dataset counting `start`, `start + step`, ... (int64 unless `dtype`)."""
+        from torchestimator.data.counting import CounterDataset
+
+        return CounterDataset(start, step, "int64" if dtype is None else dtype)
+
+    @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
+               name: str | None = None) -> Dataset:
+        """An infinite dataset of pseudorandom int64 scalars in [0, 2**32).
+
+        With a `seed`, every pass gives the same values unless
+        `rerandomize_each_iteration=True` (then each pass differs, reproducibly).
+        The values are numpy's, not TF's Philox stream.
+        """
+        from torchestimator.data.sampling import RandomDataset
+
+        return RandomDataset(as_seed("seed", seed), None if rerandomize_each_iteration is None
+                             else as_bool("rerandomize_each_iteration",
+                                          rerandomize_each_iteration))
+
+    @staticmethod
+    def sample_from_datasets(datasets: Any, weights: Any = None, seed: int | None = None,
+                             stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration: bool | None = None) -> Dataset:
+        """Samples elements at random from `datasets` with probabilities `weights`.
+
+        `weights` (default uniform) is a list of one non-negative weight per dataset,
+        or a dataset of such vectors (one per element drawn). An exhausted input is
+        skipped, unless `stop_on_empty_dataset=True` ends the dataset with it.
+        """
+        from torchestimator.data.sampling import SampleDataset, check_datasets
+
+        datasets = check_datasets(datasets)
+        return SampleDataset(datasets, weights, as_seed("seed", seed),
+                             as_bool("stop_on_empty_dataset", stop_on_empty_dataset),
+                             None if rerandomize_each_iteration is None else as_bool(
+                                 "rerandomize_each_iteration", rerandomize_each_iteration))
+
+    @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: Dataset,
+                             stop_on_empty_dataset: bool = True) -> Dataset:
+        """Takes each element from `datasets[i]`, `i` the next element of `choice_dataset`.
+
+        `choice_dataset` holds scalar int64 indices. With `stop_on_empty_dataset`
+        (default True here, False in `tf.data.experimental`), choosing an exhausted
+        input ends the dataset; otherwise that choice is skipped.
+        """
+        from torchestimator.data.sampling import ChooseDataset, check_datasets
+
+        return ChooseDataset(check_datasets(datasets), choice_dataset,
+                             as_bool("stop_on_empty_dataset", stop_on_empty_dataset))
+
+    @staticmethod
+    def load(path: Any, element_spec: Any = None, compression: Any = None,
+             reader_func: Callable | None = None) -> Dataset:
+        """Loads a dataset written by `Dataset.save` from the directory `path`.
+
+        Loading runs no code from the files (JSON spec + Arrow IPC shards).
+        """
+        from torchestimator.data.saving import load
+
+        return load(path, element_spec, compression, reader_func)
 
     # -------------------------------------------------------- transformations
     def map(self, map_func: Callable, num_parallel_calls: int | None = None,
@@ -444,6 +516,149 @@ class Dataset(abc.ABC):
 
         return PrefetchDataset(self, as_int("buffer_size", buffer_size, 0,
                                             allow=(constants.AUTOTUNE,)))
+
+
+    # ------------------------------------------- grouping, sampling, state, disk
+    def window(self, size: int, shift: int | None = None, stride: int = 1,
+               drop_remainder: bool = False, name: str | None = None) -> Dataset:
+        """A dataset of windows: each element is a Dataset of up to `size` input elements.
+
+        Windows start `shift` (default `size`) elements apart and take every
+        `stride`-th element; the last ones are shorter unless `drop_remainder`.
+        """
+        from torchestimator.data.grouping import WindowDataset
+
+        size = as_int("size", size, 1)
+        shift = size if shift is None else as_int("shift", shift, 1)
+        return WindowDataset(self, size, shift, as_int("stride", stride, 1),
+                             as_bool("drop_remainder", drop_remainder))
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable,
+                        window_size: int | None = None,
+                        window_size_func: Callable | None = None,
+                        name: str | None = None) -> Dataset:
+        """Groups elements by `key_func(element)` (an int64) and reduces windows of each group.
+
+        When a key's group holds `window_size` (or `window_size_func(key)`) elements,
+        `reduce_func(key, window_dataset)` returns a dataset whose elements are
+        yielded; groups left at the end are reduced in ascending key order.
+        """
+        from torchestimator.data.grouping import GroupByWindowDataset
+
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` "
+                             "argument must be specified.")
+        if window_size is not None:
+            size = as_int("window_size", window_size, 1)
+
+            def window_size_func(key: Any) -> int:
+                return size
+
+        return GroupByWindowDataset(self, as_callable("key_func", key_func),
+                                    as_callable("reduce_func", reduce_func),
+                                    as_callable("window_size_func", window_size_func))
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries: Any,
+                                  bucket_batch_sizes: Any, padded_shapes: Any = None,
+                                  padding_values: Any = None,
+                                  pad_to_bucket_boundary: bool = False,
+                                  no_padding: bool = False, drop_remainder: bool = False,
+                                  name: str | None = None) -> Dataset:
+        """Batches elements of similar length together, padding each batch (variable-length text).
+
+        An element of length L (`element_length_func(element)`) goes to bucket i
+        when `bucket_boundaries[i-1] <= L < bucket_boundaries[i]`; each bucket is
+        batched `bucket_batch_sizes[i]` at a time with `padded_batch(padded_shapes,
+        padding_values)` (or `batch` with `no_padding`).
+        """
+        from torchestimator.data.bucketing import bucket_by_sequence_length
+
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                         bucket_batch_sizes, padded_shapes, padding_values,
+                                         pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def rejection_resample(self, class_func: Callable, target_dist: Any,
+                           initial_dist: Any = None, seed: int | None = None,
+                           name: str | None = None) -> Dataset:
+        """Resamples elements so their classes follow `target_dist`.
+
+        Yields `(class, element)` pairs (class an int64 from `class_func(element)`);
+        `initial_dist` (default: estimated as the data streams) is the input's.
+        """
+        from torchestimator.data.sampling import RejectionResampleDataset
+
+        return RejectionResampleDataset(self, as_callable("class_func", class_func),
+                                        target_dist, initial_dist, as_seed("seed", seed))
+
+    def scan(self, initial_state: Any, scan_func: Callable, name: str | None = None) -> Dataset:
+        """Applies `scan_func(state, element) -> (new_state, output)` with a running state.
+
+        The new state keeps the structure and dtypes of `initial_state`.
+        """
+        from torchestimator.data.scanning import ScanDataset
+
+        return ScanDataset(self, initial_state, as_callable("scan_func", scan_func))
+
+    def unique(self, name: str | None = None) -> Dataset:
+        """The distinct elements, in order of first appearance (int32, int64 or string)."""
+        from torchestimator.data.unique import UniqueDataset
+
+        return UniqueDataset(self)
+
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> Dataset:
+        """Drops the elements whose `map`/`filter` functions raised (and logs them if asked)."""
+        from torchestimator.data.errors_ignoring import IgnoreErrorsDataset
+
+        return IgnoreErrorsDataset(self, as_bool("log_warning", log_warning))
+
+    def assert_cardinality(self, expected_cardinality: int) -> Dataset:
+        """Declares the cardinality; a pass with another number of elements raises
+        FailedPreconditionError (TF 2.15 has this as `tf.data.experimental.assert_cardinality`)."""
+        from torchestimator.data.cardinality_checks import AssertCardinalityDataset
+
+        return AssertCardinalityDataset(self, as_int("expected_cardinality",
+                                                     expected_cardinality, 0, allow=(-1,)))
+
+    def save(self, path: Any, compression: Any = None, shard_func: Callable | None = None,
+             checkpoint_args: Any = None) -> None:
+        """Saves the elements under the directory `path` (atomically; see `Dataset.load`).
+
+        `compression`: None, "GZIP" or "SNAPPY"; `shard_func(element)` picks each
+        element's shard (an int64). Returns None.
+        """
+        from torchestimator.data.saving import save
+
+        save(self, path, compression, shard_func, checkpoint_args)
+
+    def snapshot(self, path: Any, compression: Any = "AUTO", reader_func: Callable | None = None,
+                 shard_func: Callable | None = None, name: str | None = None) -> Dataset:
+        """Writes the first complete pass under `path`; later passes (and programs) read it.
+
+        The files are those of `Dataset.save`; delete `path` when the pipeline changes.
+        """
+        from torchestimator.data.saving import SnapshotDataset
+
+        return SnapshotDataset(self, path, compression, reader_func, shard_func)
+
+    def ragged_batch(self, batch_size: int, drop_remainder: bool = False,
+                     row_splits_dtype: Any = None, name: str | None = None) -> Dataset:
+        """Not supported: torchestimator has no RaggedTensor. Raises NotImplementedError
+        pointing to `padded_batch` (pad to the longest element) or `bucket_by_sequence_length`."""
+        raise NotImplementedError(
+            "Dataset.ragged_batch: torchestimator has no tf.RaggedTensor, so batches of "
+            "elements of different lengths cannot be ragged. Use "
+            "dataset.padded_batch(batch_size) (pads each batch to its longest element), or "
+            "bucket_by_sequence_length to batch elements of similar length."
+        )
+
+    def sparse_batch(self, batch_size: int, row_shape: Any, name: str | None = None) -> Dataset:
+        """Not supported: dataset components cannot be SparseTensors here. Raises
+        NotImplementedError pointing to `padded_batch`."""
+        raise NotImplementedError(
+            "Dataset.sparse_batch: dataset elements here are dense tensors and strings, not "
+            "tf.SparseTensor. Use dataset.padded_batch(batch_size, padded_shapes=row_shape) "
+            "and treat the padding as the missing values."
+        )
 
 
 class UnaryDataset(Dataset):

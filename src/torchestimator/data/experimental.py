@@ -39,6 +39,10 @@ from torchestimator.data.csv_rows import (
     read_header,
 )
 from torchestimator.data.dataset import Dataset
+from torchestimator.data.features_dataset import (
+    make_batched_features_dataset,
+    parse_example_dataset,
+)
 from torchestimator.data.files import (
     FileDataset,
     FileListDataset,
@@ -46,6 +50,7 @@ from torchestimator.data.files import (
     check_compression,
     match_files,
 )
+from torchestimator.data.grouping import Reducer
 from torchestimator.data.options import (
     AutoShardPolicy,
     AutotuneOptions,
@@ -55,6 +60,43 @@ from torchestimator.data.options import (
 )
 from torchestimator.data.prefetching import PrefetchDataset
 from torchestimator.data.structure import flatten
+from torchestimator.data.tfrecord_writing import TFRecordWriter
+from torchestimator.data.transformations import (
+    SHARD_HINT,
+    AutotuneAlgorithm,
+    Counter,
+    ExternalStatePolicy,
+    RandomDataset,
+    assert_cardinality,
+    at,
+    bucket_by_sequence_length,
+    choose_from_datasets,
+    copy_to_device,
+    dense_to_ragged_batch,
+    dense_to_sparse_batch,
+    enable_debug_mode,
+    enumerate_dataset,
+    from_list,
+    get_single_element,
+    get_structure,
+    group_by_reducer,
+    group_by_window,
+    ignore_errors,
+    load,
+    map_and_batch,
+    pad_to_cardinality,
+    parallel_interleave,
+    prefetch_to_device,
+    rejection_resample,
+    sample_from_datasets,
+    save,
+    scan,
+    shuffle_and_repeat,
+    snapshot,
+    take_while,
+    unbatch,
+    unique,
+)
 from torchestimator.data.validation import as_bool, as_int, as_seed
 
 __all__ = [
@@ -62,6 +104,16 @@ __all__ = [
     "AutotuneOptions", "CsvDataset", "CsvError", "DistributeOptions", "NoMatchingFilesError",
     "OptimizationOptions", "ThreadingOptions", "cardinality", "make_csv_dataset",
     "make_parquet_dataset",
+    # issue 30
+    "AutotuneAlgorithm", "Counter", "ExternalStatePolicy", "RandomDataset", "Reducer",
+    "SHARD_HINT", "TFRecordWriter", "assert_cardinality", "at", "bucket_by_sequence_length",
+    "choose_from_datasets", "copy_to_device", "dense_to_ragged_batch", "dense_to_sparse_batch",
+    "enable_debug_mode", "enumerate_dataset", "from_list", "get_single_element",
+    "get_structure", "group_by_reducer", "group_by_window", "ignore_errors", "load",
+    "make_batched_features_dataset", "map_and_batch", "pad_to_cardinality",
+    "parallel_interleave", "parse_example_dataset", "prefetch_to_device", "rejection_resample",
+    "sample_from_datasets", "save", "scan", "shuffle_and_repeat", "snapshot", "take_while",
+    "unbatch", "unique",
 ]
 
 

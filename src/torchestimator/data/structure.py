@@ -21,6 +21,8 @@ import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, as_dtype, string
+from torchestimator._ops.convert import text_or_bytes
+from torchestimator._ops.tokens import Tokens
 from torchestimator.data import encoded_strings
 
 _PY_FLOAT = torch.float32
@@ -166,16 +168,17 @@ def _array_component(arr: np.ndarray, where: str, encode_strings: builtins.bool 
         encoded = encoded_strings.encode(arr)
         if encoded is not None:
             return encoded
-    if kind in "US":
-        out = arr.astype(str).astype(object)
+    if kind in "US":  # bytes that are not UTF-8 text (serialized protos) stay bytes, as in TF
+        out = arr.astype(object) if kind == "U" else np.vectorize(text_or_bytes, otypes=[object])(arr)
         return out if out.ndim else out.item()
     if kind == "O":
         flat = arr.reshape(-1)
         if set(map(type, flat)) <= {str}:
             return arr if arr.ndim else arr.item()
         if builtins.all(isinstance(v, (str, bytes)) for v in flat):
-            out = np.array([v.decode("utf-8") if isinstance(v, bytes) else v for v in flat],
-                           dtype=object).reshape(arr.shape)
+            out = np.empty(flat.shape, dtype=object)
+            out[:] = [text_or_bytes(v) for v in flat]
+            out = out.reshape(arr.shape)
             return out if out.ndim else out.item()
         bad = next(v for v in flat if not isinstance(v, (str, bytes)))
         raise TypeError(
@@ -227,6 +230,8 @@ def component_spec(c: Any) -> TensorSpec:
     if isinstance(c, torch.Tensor):
         return TensorSpec(tuple(c.shape), c.dtype)
     if isinstance(c, np.ndarray):
+        if isinstance(c, Tokens):  # a split string: its length depends on the data
+            return TensorSpec((None,), string)
         return TensorSpec(c.shape, string)
     return TensorSpec((), string)
 
