@@ -28,6 +28,7 @@ from torchestimator._engine.checkpoint import (
     load_checkpoint,
     load_variable,
 )
+from torchestimator._engine.state_io import sha256, tensors_to_bytes
 
 LOGGER = "torchestimator._engine.checkpoint"
 
@@ -419,11 +420,11 @@ def test_global_step_that_disagrees_with_the_tensor_file_is_reported(tmp_path, c
         assert latest_checkpoint(str(tmp_path)) == p20
     # an old file whose header has no step: the `global_step` tensor is compared at load
     prefix = str(tmp_path / "old-5")
-    data = ckpt.tensors_to_bytes({"w": torch.ones(2), "global_step": torch.tensor(5)})
+    data = tensors_to_bytes({"w": torch.ones(2), "global_step": torch.tensor(5)})
     (tmp_path / "old-5.safetensors").write_bytes(data)
     (tmp_path / "old-5.json").write_text(json.dumps({
         "format": "torchestimator.checkpoint", "format_version": 1, "global_step": 6, "extra": {},
-        "tensors_file": "old-5.safetensors", "sha256": ckpt.sha256(data), "size_bytes": len(data),
+        "tensors_file": "old-5.safetensors", "sha256": sha256(data), "size_bytes": len(data),
         "timestamp": 0.0}))
     with pytest.raises(CorruptCheckpointError, match=r"global_step 6.*old-5\.safetensors holds global_step 5"):
         load_checkpoint(prefix)
@@ -532,7 +533,7 @@ def test_loading_never_unpickles(tmp_path):
     payload = payload_path.read_bytes()
     (tmp_path / "model.ckpt-1.safetensors").write_bytes(payload)
     meta = json.loads((tmp_path / "model.ckpt-1.json").read_text())
-    meta["sha256"] = ckpt.sha256(payload)
+    meta["sha256"] = sha256(payload)
     meta["size_bytes"] = len(payload)
     meta["metadata_sha256"] = ckpt.metadata_checksum(meta)  # a consistent forgery
     (tmp_path / "model.ckpt-1.json").write_text(json.dumps(meta))

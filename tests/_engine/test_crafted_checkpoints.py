@@ -186,7 +186,7 @@ def test_deeply_nested_metadata_is_a_clear_error(tmp_path, prefix):
 
 
 def test_huge_metadata_is_refused_before_it_is_read(tmp_path, prefix, monkeypatch):
-    monkeypatch.setattr(ckpt, "MAX_JSON_BYTES", 1 << 20)
+    monkeypatch.setattr(ckpt._format, "MAX_JSON_BYTES", 1 << 20)
     _seal(prefix, extra={"padding": "x" * (4 << 20)})
     with crafted_guard(tmp_path):
         tracemalloc.start()
@@ -200,7 +200,7 @@ def test_huge_metadata_is_refused_before_it_is_read(tmp_path, prefix, monkeypatc
 
 
 def test_huge_checkpoint_index_is_ignored_before_it_is_read(tmp_path, prefix, monkeypatch, caplog):
-    monkeypatch.setattr(ckpt, "MAX_JSON_BYTES", 1 << 20)
+    monkeypatch.setattr(ckpt._format, "MAX_JSON_BYTES", 1 << 20)
     model_dir = os.path.dirname(prefix)
     with open(os.path.join(model_dir, ckpt.INDEX_FILENAME), "w") as f:
         f.write(f'model_checkpoint_path: "{os.path.basename(prefix)}"\n')
