@@ -8,7 +8,6 @@ all of a dict's tensors on one device are read with a single copy.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,6 +68,8 @@ def is_tensor(value: Any) -> bool:
 
 
 def print_msg(message: str) -> None:
-    """Prints a callback's message on its own line of stdout (as Keras' `io_utils.print_msg`)."""
-    sys.stdout.write(message + "\n")
-    sys.stdout.flush()
+    """Prints a callback's message on its own line of stdout (as Keras' `io_utils.print_msg`;
+    logged instead when interactive logging is disabled)."""
+    from torchestimator.keras.utils._io_utils import print_msg as _print_msg
+
+    _print_msg(message)

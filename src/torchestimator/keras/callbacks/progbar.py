@@ -136,9 +136,13 @@ class Progbar:
     # -- drawing ------------------------------------------------------------------------------
 
     def _draw(self, current: int, now: float, time_per_unit: float, finalize: bool) -> None:
-        color = self._dynamic_display
+        from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
+
+        color = self._dynamic_display and is_interactive_logging_enabled()
+        if not color and not finalize:  # logged output gets the final line only
+            return
         line, width = self._line(current, now, time_per_unit, finalize, color)
-        if self._dynamic_display:
+        if color:  # redrawn in place on stdout; otherwise one line (logged when not interactive)
             message = line.copy() if isinstance(line, Text) else Text(line)
             if self._prev_total_width > width:
                 message.append(" " * (self._prev_total_width - width))
@@ -222,8 +226,9 @@ class Progbar:
 
     @staticmethod
     def _write(message: str) -> None:
-        sys.stdout.write(message)
-        sys.stdout.flush()
+        from torchestimator.keras.utils._io_utils import print_msg
+
+        print_msg(message, line_break=False)  # stdout, or logging when not interactive
 
 
 def _format_value(value: Any) -> str:

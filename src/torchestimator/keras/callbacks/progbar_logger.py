@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -88,8 +87,9 @@ class ProgbarLogger(Callback):
         self._reset_progbar()
         self._maybe_init_progbar()
         if self.verbose and self.epochs > 1:
-            sys.stdout.write(f"Epoch {epoch + 1}/{self.epochs}\n")
-            sys.stdout.flush()
+            from torchestimator.keras.utils._io_utils import print_msg
+
+            print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
         """Advances the bar."""

@@ -11,3 +11,4 @@ from torchestimator.keras.saving._registry import (
     serialize_keras_object,
 )
 from torchestimator.keras.saving.saving_lib import load_model, save_model
+from torchestimator.keras.utils._custom_objects import get_custom_objects  # noqa: E402 (after the names utils imports)

@@ -12,19 +12,30 @@ from torchestimator.keras.saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from torchestimator.keras.utils import experimental, legacy
 from torchestimator.keras.utils._audio import audio_dataset_from_directory
+from torchestimator.keras.utils._custom_objects import get_custom_objects
+from torchestimator.keras.utils._data_tuples import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from torchestimator.keras.utils._data_utils import Sequence, get_file
 from torchestimator.keras.utils._dataset_from_directory import (
     image_dataset_from_directory,
     text_dataset_from_directory,
 )
+from torchestimator.keras.utils._embedding_utils import warmstart_embedding_matrix
 from torchestimator.keras.utils._enqueuers import (
     GeneratorEnqueuer,
     OrderedEnqueuer,
     SequenceEnqueuer,
 )
 from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img, save_img
+from torchestimator.keras.utils._io_utils import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
+from torchestimator.keras.utils._layer_utils import get_source_inputs
 from torchestimator.keras.utils._numerical import normalize, to_categorical
+from torchestimator.keras.utils._ordinal import to_ordinal
 from torchestimator.keras.utils._random_seed import set_random_seed
 from torchestimator.keras.utils._sequence_utils import pad_sequences
 from torchestimator.keras.utils._split_dataset import split_dataset
@@ -43,4 +54,7 @@ __all__ = [
     "split_dataset", "timeseries_dataset_from_array",
     "GeneratorEnqueuer", "OrderedEnqueuer", "SequenceEnqueuer",
     "audio_dataset_from_directory",
+    "get_custom_objects", "pack_x_y_sample_weight", "unpack_x_y_sample_weight",
+    "warmstart_embedding_matrix", "disable_interactive_logging", "enable_interactive_logging",
+    "is_interactive_logging_enabled", "get_source_inputs", "to_ordinal", "experimental", "legacy",
 ]
