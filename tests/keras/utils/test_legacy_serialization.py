@@ -69,3 +69,26 @@ def test_dataset_creator():
         tf.keras.utils.experimental.DatasetCreator(lambda: [1])()
     with pytest.raises(TypeError, match="InputOptions"):
         tf.keras.utils.experimental.DatasetCreator(lambda: None, input_options={"a": 1})
+
+
+def test_fit_takes_a_dataset_creator_with_steps_per_epoch():
+    import numpy as np
+
+    import torchestimator as tf
+
+    x = np.random.RandomState(0).rand(32, 3).astype("float32")
+    seen = []
+
+    def dataset_fn(input_context):
+        seen.append((input_context.num_input_pipelines, input_context.input_pipeline_id))
+        return tf.data.Dataset.from_tensor_slices((x, x.sum(1, keepdims=True))).repeat().batch(8)
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    creator = tf.keras.utils.experimental.DatasetCreator(dataset_fn)
+    history = model.fit(creator, epochs=2, steps_per_epoch=3, verbose=0)
+    assert len(history.history["loss"]) == 2 and seen and seen[0] == (1, 0)
+    import pytest
+
+    with pytest.raises(ValueError, match="`steps_per_epoch`, `validation_steps`, `steps`"):
+        model.fit(creator, epochs=1, verbose=0)

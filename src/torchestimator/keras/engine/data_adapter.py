@@ -409,6 +409,18 @@ def make_data(
                 "using `keras.utils.Sequence` as input: its batches are `(x, y[, sample_weight])`."
             )
         return SequenceData(x, steps, shuffle, epochs, workers, use_multiprocessing, max_queue_size)
+    from torchestimator.keras.utils._dataset_creator import DatasetCreator
+
+    if isinstance(x, DatasetCreator):
+        if steps is None:
+            raise ValueError(
+                "When using a `tf.keras.utils.experimental.DatasetCreator`, `steps_per_epoch`, "
+                "`validation_steps`, `steps`, or `pss_evaluation_shards` argument must be provided "
+                "in `Model.fit`, `Model.evaluate`, or `Model.predict`."
+            )
+        from torchestimator.distribute._input_context import InputContext
+
+        x = x(InputContext())  # one input pipeline; a multi-worker fit shards it as any dataset
     if isinstance(x, torch.utils.data.Dataset) and not _is_dataset(x):
         x = torch_loader(x, batch_size, shuffle)
     if _is_iterable_source(x) and not _is_array_like(x):

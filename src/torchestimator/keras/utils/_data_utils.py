@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from torchestimator.keras.callbacks.progbar import Progbar
+from torchestimator.keras.utils._io_utils import print_msg
 
 _CHUNK = 64 * 1024
 
@@ -147,7 +148,7 @@ def _extract_archive(file_path: str, path: str = ".", archive_format: Any = "aut
 # ---------------------------------------------------------------------------- download
 def _download(origin: str, fpath: str) -> None:
     """Downloads `origin` to a temporary file beside `fpath`, renamed to `fpath` when whole."""
-    print("Downloading data from", origin)
+    print_msg(f"Downloading data from {origin}")
     folder = os.path.dirname(fpath)
     fd, partial = tempfile.mkstemp(prefix=os.path.basename(fpath) + ".", suffix=".part", dir=folder)
     try:
@@ -257,7 +258,7 @@ def get_file(
 
     download = not os.path.exists(fpath)
     if not download and file_hash is not None and not validate_file(fpath, file_hash, hash_algorithm):
-        print(
+        print_msg(
             "A local file was found, but it seems to be incomplete or outdated because the "
             f"{hash_algorithm} file hash does not match the original value of {file_hash} so "
             "we will re-download the data."
@@ -276,7 +277,7 @@ def get_file(
                     f"has {hash_algorithm} file hash {actual}, which does not match the "
                     f"provided value of {file_hash}."
                 )
-            print(f"The downloaded file's hash {actual} does not match {file_hash}; downloading again.")
+            print_msg(f"The downloaded file's hash {actual} does not match {file_hash}; downloading again.")
 
     if untar:
         if not os.path.exists(untar_fpath):

@@ -1,9 +1,11 @@
-"""`tf.keras.layers.experimental`: `SyncBatchNormalization`."""
+"""`tf.keras.layers.experimental`: `SyncBatchNormalization`, and `preprocessing` (the
+preprocessing layers' older names)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras.layers.experimental import preprocessing
 from torchestimator.keras.layers.normalization.batch_normalization import BatchNormalization
 
 
@@ -18,4 +20,4 @@ class SyncBatchNormalization(BatchNormalization):
         super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, synchronized=True, **kwargs)
 
 
-__all__ = ["SyncBatchNormalization"]
+__all__ = ["SyncBatchNormalization", "preprocessing"]
