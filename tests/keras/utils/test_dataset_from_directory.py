@@ -117,7 +117,11 @@ def test_image_dataset_label_modes_and_color_modes(tmp_path):
     picked = utils.image_dataset_from_directory(str(tmp_path), image_size=(3, 3),
                                                 class_names=["pos", "neg"], shuffle=False)
     assert picked.class_names == ["pos", "neg"]
-    assert next(iter(picked))[1].tolist() == [0, 0, 0, 1, 1]
+    # TF 2.15: the files in sorted-folder order (neg, then pos), labelled by class_names' order
+    assert next(iter(picked))[1].tolist() == [1, 1, 0, 0, 0]
+    with pytest.raises(ValueError, match=r"did not match the names of the subdirectories.*"
+                                         r"Expected: \['neg', 'pos'\], but received: \['pos'\]"):
+        utils.image_dataset_from_directory(str(tmp_path), class_names=["pos"])
 
 
 def test_image_dataset_explicit_labels_and_crop_to_aspect_ratio(tmp_path):

@@ -89,28 +89,19 @@ def _index_directory(directory: str, labels: Any, formats: tuple[str, ...],
             if os.path.isdir(os.path.join(directory, subdir)):
                 if not subdir.startswith("."):
                     subdirs.append(subdir.rstrip("/"))
-        if class_names is not None:
-            if not set(class_names).issubset(set(subdirs)):
-                raise ValueError(
-                    "The `class_names` passed did not match the names of the subdirectories "
-                    f"of the target directory. Expected: {subdirs} (or a subset of it), "
-                    f"but received: class_names={class_names}"
-                )
-            subdirs = list(class_names)  # Keep provided order.
+        if not class_names:
+            class_names = subdirs
+        elif set(class_names) != set(subdirs):
+            raise ValueError(
+                "The `class_names` passed did not match the names of the subdirectories of the "
+                f"target directory. Expected: {subdirs}, but received: {list(class_names)}"
+            )
     else:
         # In the explicit/no-label cases, index from the parent directory down.
         subdirs = [""]
-        if class_names is not None:
-            if labels is None:
-                raise ValueError(
-                    "When `labels=None` (no labels), argument `class_names` cannot be "
-                    "specified."
-                )
-            raise ValueError(
-                "When argument `labels` is specified, argument `class_names` cannot be "
-                "specified (the `class_names` will be the sorted list of labels)."
-            )
-    class_names = subdirs
+        class_names = subdirs
+    # Files are listed folder by folder in sorted order; a label is the class's position in
+    # `class_names` (Keras 2.15).
     class_indices = dict(zip(class_names, range(len(class_names))))
 
     filenames: list[str] = []
@@ -129,7 +120,7 @@ def _index_directory(directory: str, labels: Any, formats: tuple[str, ...],
             labels[i:i + len(partial_labels)] = partial_labels
             i += len(partial_labels)
     elif labels is None:
-        class_names = None
+        pass  # Keras 2.15 reports class_names [''] when there are no labels
     else:
         if len(labels) != len(filenames):
             raise ValueError(
