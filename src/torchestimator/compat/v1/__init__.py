@@ -43,13 +43,47 @@ _NAMES.update({name: "torchestimator.version" for name in (
 _NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 
 
-def __getattr__(name: str) -> Any:
+def _resolve(name: str) -> Any:
+    """The object `tf.compat.v1.<name>` stands for, or raises AttributeError. In order: a
+    namespace, a name of this package's modules, a TF1 wrapper (`_legacy_ops`: TF1 arguments
+    and names), a TF2 function under its TF1 name (`_renames`), a TF1 protocol buffer
+    (`_protos`), a refused piece of graph machinery (`_refusals`), else the TF2 top-level name
+    (`tf.compat.v1.reduce_sum` is TF1's, `tf.compat.v1.matmul` is `tf.matmul`)."""
     if name in _NAMESPACES:
-        module = importlib.import_module(_NAMESPACES[name])
-        globals()[name] = module
-        return module
+        return importlib.import_module(_NAMESPACES[name])
     if name in _NAMES:
-        value = getattr(importlib.import_module(_NAMES[name]), name)
-        globals()[name] = value
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    if name.startswith("_"):
+        raise AttributeError(name)
+    from torchestimator.compat.v1 import _legacy_ops, _protos, _refusals, _renames
+
+    value = getattr(_legacy_ops, name, None)
+    if value is not None and callable(value) and getattr(value, "__module__", "") == _legacy_ops.__name__:
         return value
-    raise AttributeError(f"module 'torchestimator.compat.v1' has no attribute {name!r}")
+    import torchestimator
+
+    if name in _legacy_ops.RENAMED:
+        space, target = _legacy_ops.RENAMED[name]
+        return getattr(getattr(torchestimator, space) if space else torchestimator, target)
+    if name in _renames.IN_NAMESPACE:
+        return getattr(getattr(torchestimator, _renames.IN_NAMESPACE[name]), name)
+    if name in _protos.PROTOS:
+        return _protos.proto(name)
+    if name in _refusals.REFUSED:
+        return _refusals.refused(name)
+    if name in _TF2_TOP_LEVEL_EXCLUDED:
+        raise AttributeError(name)
+    return getattr(torchestimator, name)
+
+
+#: TF2 top-level names that are not TF1's (tf.compat.v1 has its own, or none).
+_TF2_TOP_LEVEL_EXCLUDED = frozenset({"version", "autograph", "get_logger"})
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        value = _resolve(name)
+    except AttributeError:
+        raise AttributeError(f"module 'torchestimator.compat.v1' has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
