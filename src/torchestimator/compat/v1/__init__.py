@@ -9,6 +9,7 @@ see `compat/v1/_variable_scope.py`.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 _NAMESPACES = {
@@ -55,6 +56,8 @@ def _resolve(name: str) -> Any:
         return getattr(importlib.import_module(_NAMES[name]), name)
     if name.startswith("_"):
         raise AttributeError(name)
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a sub-module (optimizers, ...)
+        return importlib.import_module(f"{__name__}.{name}")
     from torchestimator.compat.v1 import _legacy_ops, _protos, _refusals, _renames
 
     value = getattr(_legacy_ops, name, None)
@@ -71,7 +74,7 @@ def _resolve(name: str) -> Any:
         return _protos.proto(name)
     if name in _refusals.REFUSED:
         return _refusals.refused(name)
-    if name in _TF2_TOP_LEVEL_EXCLUDED:
+    if name in _TF2_TOP_LEVEL_EXCLUDED or not hasattr(torchestimator, name):
         raise AttributeError(name)
     return getattr(torchestimator, name)
 
@@ -83,7 +86,9 @@ _TF2_TOP_LEVEL_EXCLUDED = frozenset({"version", "autograph", "get_logger"})
 def __getattr__(name: str) -> Any:
     try:
         value = _resolve(name)
-    except AttributeError:
+    except AttributeError as error:
+        if error.args != (name,):  # raised while importing what the name stands for
+            raise
         raise AttributeError(f"module 'torchestimator.compat.v1' has no attribute {name!r}") from None
     globals()[name] = value
     return value
