@@ -235,10 +235,15 @@ def _compile(model: Any, training_config: dict, source: str) -> None:
                                   "ema_overwrite_frequency")}
             optimizer = _registry.deserialize_keras_object(
                 {"class_name": optimizer["class_name"], "config": inner})
-        model.compile(optimizer=optimizer or "rmsprop", loss=training_config.get("loss"),
-                      metrics=training_config.get("metrics"),
-                      loss_weights=training_config.get("loss_weights"),
-                      weighted_metrics=training_config.get("weighted_metrics"))
+        from torchestimator.keras.engine._compile_config import (
+            deserialize_compile_args,
+            unnest_single_output_metrics,
+        )
+
+        # Keras 2.15 writes loss and metric objects as {"module", "class_name", "config", ...}
+        args = deserialize_compile_args(training_config)
+        args = unnest_single_output_metrics(args, len(getattr(model, "outputs", None) or [None]))
+        model.compile(optimizer=optimizer or "rmsprop", **args)
     except (TypeError, ValueError, KeyError) as error:
         warnings.warn(f"{source}: the model was loaded but not compiled ({type(error).__name__}: "
                       f"{error}); call model.compile() before training it.", stacklevel=3)

@@ -40,6 +40,7 @@ def test_optimizer_from_tf_config_matches_tf(entry):
 
 def test_every_optimizer_class_is_covered():
     new = {e["class"] for e in MANIFEST if e["kind"] == "new"}
+    new |= {e["class"] for e in load("optimizers_31")[0]}  # Adafactor, Lion (tests/keras/optimizers)
     legacy = {e["class"] for e in MANIFEST if e["kind"] == "legacy"}
     exported = {n for n in dir(tf.keras.optimizers) if n[0].isupper() and n != "Optimizer"}
     assert exported <= new

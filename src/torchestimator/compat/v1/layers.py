@@ -46,18 +46,21 @@ Conv1D = _layers.Conv1D
 Conv2D = _layers.Conv2D
 Conv2DTranspose = _layers.Conv2DTranspose
 Conv3D = _layers.Conv3D
+Conv3DTranspose = _layers.Conv3DTranspose
 Dense = _layers.Dense
 Dropout = _layers.Dropout
 Flatten = _layers.Flatten
 MaxPooling1D = _layers.MaxPooling1D
 MaxPooling2D = _layers.MaxPooling2D
 MaxPooling3D = _layers.MaxPooling3D
+SeparableConv1D = _layers.SeparableConv1D
 SeparableConv2D = _layers.SeparableConv2D
 
 __all__ = [
     "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization", "Conv1D",
     "Conv2D", "Conv2DTranspose", "Conv3D", "Dense", "Dropout", "Flatten", "InputSpec", "Layer",
     "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "SeparableConv2D",
+    "Conv3DTranspose", "SeparableConv1D", "conv3d_transpose", "separable_conv1d",
     "average_pooling1d", "average_pooling2d", "average_pooling3d", "batch_normalization",
     "conv1d", "conv2d", "conv2d_transpose", "conv3d", "dense", "dropout", "flatten",
     "max_pooling1d", "max_pooling2d", "max_pooling3d", "separable_conv2d",
@@ -276,6 +279,51 @@ def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any =
         trainable=trainable,
     )
     return _apply(SeparableConv2D, "separable_conv2d", inputs, name, reuse, "depthwise_kernel", config)
+
+
+def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1),
+                     padding: str = "valid", data_format: str = "channels_last",
+                     activation: Any = None, use_bias: bool = True, kernel_initializer: Any = None,
+                     bias_initializer: Any = None, kernel_regularizer: Any = None,
+                     bias_regularizer: Any = None, activity_regularizer: Any = None,
+                     kernel_constraint: Any = None, bias_constraint: Any = None,
+                     trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> torch.Tensor:
+    """Functional interface for transposed 3D convolution: returns the up-sampled `inputs`."""
+    return _conv(Conv3DTranspose, "conv3d_transpose", inputs, filters, kernel_size, strides,
+                 padding, data_format, None, activation, use_bias, kernel_initializer,
+                 bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+                 kernel_constraint, bias_constraint, trainable, name, reuse)
+
+
+def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1,
+                     padding: str = "valid", data_format: str = "channels_last",
+                     dilation_rate: Any = 1, depth_multiplier: int = 1, activation: Any = None,
+                     use_bias: bool = True, depthwise_initializer: Any = None,
+                     pointwise_initializer: Any = None, bias_initializer: Any = None,
+                     depthwise_regularizer: Any = None, pointwise_regularizer: Any = None,
+                     bias_regularizer: Any = None, activity_regularizer: Any = None,
+                     depthwise_constraint: Any = None, pointwise_constraint: Any = None,
+                     bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                     reuse: Any = None) -> torch.Tensor:
+    """Functional interface for the depthwise separable 1D convolution: returns its output."""
+    scope = _vs.get_variable_scope()
+    default_init = scope.initializer if scope.initializer is not None else "glorot_uniform"
+    config = dict(
+        filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
+        data_format=data_format, dilation_rate=dilation_rate, depth_multiplier=depth_multiplier,
+        activation=activation, use_bias=use_bias,
+        depthwise_initializer=depthwise_initializer if depthwise_initializer is not None else default_init,
+        pointwise_initializer=pointwise_initializer if pointwise_initializer is not None else default_init,
+        bias_initializer=bias_initializer if bias_initializer is not None else _zeros(),
+        depthwise_regularizer=depthwise_regularizer if depthwise_regularizer is not None else scope.regularizer,
+        pointwise_regularizer=pointwise_regularizer if pointwise_regularizer is not None else scope.regularizer,
+        bias_regularizer=bias_regularizer if bias_regularizer is not None else scope.regularizer,
+        activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
+        pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+        trainable=trainable,
+    )
+    return _apply(SeparableConv1D, "separable_conv1d", inputs, name, reuse, "depthwise_kernel", config)
 
 
 def _pool(cls: type, base: str, inputs: Any, pool_size: Any, strides: Any, padding: str,

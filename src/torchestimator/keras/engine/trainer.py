@@ -10,6 +10,7 @@ the progress bar reads them.
 from __future__ import annotations
 
 import contextlib
+import copy
 import sys
 import warnings
 import weakref
@@ -81,7 +82,9 @@ class _CallbackEvents(loop.StepEvents):
 
 def _resolve_verbose(verbose: Any) -> int:
     if verbose == "auto":
-        return 1 if sys.stdout.isatty() else 2
+        from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
+
+        return 1 if sys.stdout.isatty() and is_interactive_logging_enabled() else 2
     if verbose not in (0, 1, 2, True, False):
         raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}")
     return int(verbose)
@@ -166,6 +169,13 @@ class Trainer:
         # no weights of the model's state_dict)
         self._modules.pop("loss", None)
         object.__setattr__(self, "loss", loss)
+        # the arguments as JSON (loss and metric objects with their Keras config), taken before
+        # the metric containers prefix metric names with output names (_compile_config.py)
+        from torchestimator.keras.engine._compile_config import serialize_compile_config
+
+        self._compile_config = serialize_compile_config(
+            optimizer, loss, metrics, loss_weights, weighted_metrics
+        )
         names = self._compiled_output_names()
         self.compiled_loss = LossesContainer(loss, loss_weights, names)
         self.compiled_metrics = MetricsContainer(
@@ -177,15 +187,6 @@ class Trainer:
         _COMPILED.pop(self, None)
         self._is_compiled = True
         self._distribute_strategy = _strategy_in_scope()  # `with strategy.scope(): compile(...)`
-        self._compile_config = {
-            "optimizer": optimizer if isinstance(optimizer, str) else None,
-            # names only (a loss object, torch's or Keras', in a list or dict made the config
-            # unwritable by model.save)
-            "loss": loss if _is_plain(loss) else None,
-            "metrics": metrics if _is_plain(metrics) else None,
-            "loss_weights": loss_weights,
-            "weighted_metrics": weighted_metrics if _is_plain(weighted_metrics) else None,
-        }
 
     def _compiled_output_names(self) -> list[str]:
         outputs = getattr(self, "_nested_outputs", None)
@@ -677,8 +678,27 @@ class Trainer:
         saving_lib.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
     def get_compile_config(self) -> dict | None:
-        """Returns the `compile()` arguments that can be serialized, or None if not compiled."""
-        return self._compile_config
+        """Returns the `compile()` arguments as JSON (Keras 2.15's layout: loss and metric
+        objects as `{"class_name", "config", ...}`, names as strings, in the structure given;
+        an optimizer object as None, its state is saved apart), or None if not compiled."""
+        if self._compile_config is None:
+            return None
+        from torchestimator.keras.engine._compile_config import warn_problems
+
+        config, problems = self._compile_config
+        warn_problems(problems)
+        return copy.deepcopy(config)
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compiles the model from `get_compile_config()`'s output (ours or Keras 2.15's):
+        loss and metric objects are rebuilt through the safe registry (nothing is imported)."""
+        from torchestimator.keras.engine._compile_config import deserialize_compile_args
+        from torchestimator.keras.saving import _registry
+
+        optimizer = config.get("optimizer")
+        if isinstance(optimizer, dict):
+            optimizer = _registry.deserialize_keras_object(optimizer)
+        self.compile(optimizer=optimizer or "rmsprop", **deserialize_compile_args(config))
 
 
 #: Each model's `torch.compile`d forward (`jit_compile=True`), held outside the model: as an
@@ -729,10 +749,6 @@ def _replica_data_type() -> type:
 
 def _first(y: Any) -> Any:
     return y[0] if isinstance(y, (list, tuple)) else y
-
-
-def _is_plain(value: Any) -> bool:
-    return all(isinstance(v, str) for v in nest.flatten(value)) if value is not None else True
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:

@@ -19,6 +19,7 @@ from torchestimator.keras.engine.input_spec import InputSpec
 _FAMILIES: dict[str, tuple[str, ...]] = {
     "activation": (
         "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax",
+        "ThresholdedReLU",
     ),
     "attention": (
         "AdditiveAttention", "Attention", "MultiHeadAttention",
@@ -27,10 +28,13 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
         "Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Convolution1D", "Convolution2D",
         "Convolution2DTranspose", "Convolution3D", "DepthwiseConv2D", "SeparableConv2D",
         "SeparableConvolution2D",
+        "Conv1DTranspose", "Conv3DTranspose", "Convolution1DTranspose", "Convolution3DTranspose",
+        "DepthwiseConv1D", "SeparableConv1D", "SeparableConvolution1D",
     ),
     "core": (
         "Activation", "Dense", "Dropout", "Embedding", "Flatten", "Lambda", "Masking", "Permute",
         "RepeatVector", "Reshape",
+        "EinsumDense", "Identity",
     ),
     "image_preprocessing": (
         "CenterCrop", "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip",
@@ -43,6 +47,10 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
     ),
     "normalization": (
         "BatchNormalization", "GroupNormalization", "LayerNormalization", "UnitNormalization",
+        "SpectralNormalization",
+    ),
+    "locally_connected": (
+        "LocallyConnected1D", "LocallyConnected2D",
     ),
     "pooling": (
         "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "AvgPool1D", "AvgPool2D",
@@ -58,13 +66,16 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
     "regularization": (
         "ActivityRegularization", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
         "SpatialDropout2D",
+        "AlphaDropout", "SpatialDropout3D",
     ),
     "reshaping": (
         "Cropping1D", "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
+        "Cropping3D", "UpSampling3D", "ZeroPadding3D",
     ),
     "rnn": (
         "Bidirectional", "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "GRU", "GRUCell", "LSTM", "LSTMCell",
         "RNN", "SimpleRNN", "SimpleRNNCell", "StackedRNNCells", "TimeDistributed",
+        "AbstractRNNCell", "Wrapper",
     ),
 }
 _FAMILY_OF = {name: family for family, names in _FAMILIES.items() for name in names}

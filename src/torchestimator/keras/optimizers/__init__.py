@@ -14,11 +14,13 @@ from torchestimator.keras.optimizers import experimental, legacy, schedules
 from torchestimator.keras.optimizers._serialization import deserialize, get, serialize
 from torchestimator.keras.optimizers._torch import from_torch
 from torchestimator.keras.optimizers.adadelta import Adadelta
+from torchestimator.keras.optimizers.adafactor import Adafactor
 from torchestimator.keras.optimizers.adagrad import Adagrad
 from torchestimator.keras.optimizers.adam import Adam
 from torchestimator.keras.optimizers.adamax import Adamax
 from torchestimator.keras.optimizers.adamw import AdamW
 from torchestimator.keras.optimizers.ftrl import Ftrl
+from torchestimator.keras.optimizers.lion import Lion
 from torchestimator.keras.optimizers.nadam import Nadam
 from torchestimator.keras.optimizers.optimizer import Optimizer
 from torchestimator.keras.optimizers.rmsprop import RMSprop
@@ -27,11 +29,13 @@ from torchestimator.keras.optimizers.sgd import SGD
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
     "Ftrl",
+    "Lion",
     "Nadam",
     "Optimizer",
     "RMSprop",

@@ -174,13 +174,11 @@ def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: boo
         optimizer = compile_config.get("optimizer") if compile_config else None
         if opt_meta is not None:
             optimizer = _registry.deserialize_keras_object(opt_meta["config"], custom_objects)
-        model.compile(
-            optimizer=optimizer or "rmsprop",
-            loss=(compile_config or {}).get("loss"),
-            metrics=(compile_config or {}).get("metrics"),
-            loss_weights=(compile_config or {}).get("loss_weights"),
-            weighted_metrics=(compile_config or {}).get("weighted_metrics"),
-        )
+        from torchestimator.keras.engine._compile_config import deserialize_compile_args
+
+        # losses and metrics saved as objects come back through the safe registry
+        model.compile(optimizer=optimizer or "rmsprop",
+                      **deserialize_compile_args(compile_config or {}, custom_objects))
         if opt_meta is not None:
             model.optimizer.build(model.trainable_weights)
             model._optimizer_built_for = len(model.trainable_weights)

@@ -13,8 +13,10 @@ from torchestimator.keras.layers.core._function_serialization import (
 from torchestimator.keras.layers.core.activation import Activation
 from torchestimator.keras.layers.core.dense import Dense
 from torchestimator.keras.layers.core.dropout import Dropout
+from torchestimator.keras.layers.core.einsum_dense import EinsumDense
 from torchestimator.keras.layers.core.embedding import Embedding
 from torchestimator.keras.layers.core.flatten import Flatten
+from torchestimator.keras.layers.core.identity import Identity
 from torchestimator.keras.layers.core.lambda_layer import Lambda
 from torchestimator.keras.layers.core.masking import Masking
 from torchestimator.keras.layers.core.permute import Permute
@@ -22,6 +24,6 @@ from torchestimator.keras.layers.core.repeat_vector import RepeatVector
 from torchestimator.keras.layers.core.reshape import Reshape
 
 __all__ = [
-    "Activation", "Dense", "Dropout", "Embedding", "Flatten", "Lambda", "Masking", "Permute",
-    "RepeatVector", "Reshape",
+    "Activation", "Dense", "Dropout", "EinsumDense", "Embedding", "Flatten", "Identity", "Lambda",
+    "Masking", "Permute", "RepeatVector", "Reshape",
 ]

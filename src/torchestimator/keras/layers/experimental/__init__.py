@@ -1,10 +1,11 @@
-"""`tf.keras.layers.experimental`: `SyncBatchNormalization`, and `preprocessing` (the
+"""`tf.keras.layers.experimental`: `SyncBatchNormalization`, `EinsumDense`, and `preprocessing` (the
 preprocessing layers' older names)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras.layers.core.einsum_dense import EinsumDense
 from torchestimator.keras.layers.experimental import preprocessing
 from torchestimator.keras.layers.normalization.batch_normalization import BatchNormalization
 
@@ -20,4 +21,4 @@ class SyncBatchNormalization(BatchNormalization):
         super().__init__(axis=axis, momentum=momentum, epsilon=epsilon, synchronized=True, **kwargs)
 
 
-__all__ = ["SyncBatchNormalization", "preprocessing"]
+__all__ = ["EinsumDense", "SyncBatchNormalization", "preprocessing"]
