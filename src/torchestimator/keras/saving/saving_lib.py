@@ -54,6 +54,15 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
     buffer = io.BytesIO()
     optimizer = getattr(model, "optimizer", None)
     with_optimizer = optimizer is not None and getattr(optimizer, "_built", False)
+    if optimizer is not None and type(optimizer).__name__ == "TorchOptimizer":
+        warnings.warn(
+            f"save_model({filepath!r}): the model's torch optimizer "
+            f"({type(optimizer.optimizer).__name__}) is not saved (a torch optimizer cannot be "
+            "rebuilt from a file); load_model returns the model uncompiled: compile it with a new "
+            "optimizer. BackupAndRestore keeps the torch optimizer's state across restarts.",
+            UserWarning,
+            stacklevel=3,
+        )
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr("metadata.json", json.dumps({
             "keras_version": FORMAT_VERSION,
@@ -168,6 +177,15 @@ def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: boo
     model = build_from_config(config, filepath, _limits.tensor_bytes(weights), custom_objects)
     _load_state_dict(model, weights, filepath, by_name=False, skip_mismatch=False)
     compile_config = config.get("compile_config")
+    if (compile and compile_config and compile_config.get("optimizer") is None and opt_meta is None
+            and compile_config.get("loss") is not None):
+        warnings.warn(
+            f"load_model({filepath!r}): the model was compiled with an optimizer that is not in "
+            "the file (a torch optimizer); it is loaded uncompiled. Call compile(optimizer, loss) "
+            "before fit or evaluate.",
+            UserWarning,
+            stacklevel=3,
+        )
     if compile and compile_config and compile_config.get("optimizer") is not None or (
         compile and opt_meta is not None
     ):
