@@ -31,4 +31,11 @@ from torchestimator.io._sequence_example import (
     parse_sequence_example,
     parse_single_sequence_example,
 )
+from torchestimator.io._tensor_codecs import (
+    decode_base64,
+    decode_raw,
+    encode_base64,
+    parse_tensor,
+    serialize_tensor,
+)
 from torchestimator.io._tfrecord import TFRecordOptions, TFRecordWriter, tf_record_iterator

@@ -40,4 +40,6 @@ IN_NAMESPACE: dict[str, str] = {
     "ifft2d": "signal", "ifft3d": "signal", "ifftnd": "signal", "irfftnd": "signal",
     "rfftnd": "signal",
     "reduce_join": "strings", "regex_replace": "strings", "substr": "strings",
+    "decode_base64": "io", "decode_raw": "io", "encode_base64": "io", "parse_tensor": "io",
+    "serialize_tensor": "io",
 }
