@@ -25,7 +25,9 @@ PROTOS: dict[str, tuple[str, str]] = {
     "RunOptions": ("config_pb2", "RunOptions"),
     "SessionLog": ("event_pb2", "SessionLog"),
     "Summary": ("summary_pb2", "Summary"),
+    "SummaryDescription": ("summary_pb2", "SummaryDescription"),
     "SummaryMetadata": ("summary_pb2", "SummaryMetadata"),
+    "TaggedRunMetadata": ("event_pb2", "TaggedRunMetadata"),
     "TensorInfo": ("meta_graph_pb2", "TensorInfo"),
 }
 

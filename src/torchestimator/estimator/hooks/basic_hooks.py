@@ -366,8 +366,9 @@ class CheckpointSaverHook(SessionRunHook):
 
 
 class SummarySaverHook(SessionRunHook):
-    """Saves summaries every N steps or seconds: the loss and the `tf.compat.v1.summary`
-    scalars model_fn recorded in that step (or only `summary_op`: a tag, a list of tags, or
+    """Saves summaries every N steps or seconds: the loss and the `tf.summary` /
+    `tf.compat.v1.summary` scalars, histograms, images, texts and audio model_fn recorded in
+    that step (or only `summary_op`: a tag, a list of tags, or
     a dict tag -> tensor), written at the global step after the step, as TF's."""
 
     _model_fn_attributes = ("_summary_op",)
@@ -415,7 +416,12 @@ class SummarySaverHook(SessionRunHook):
         step = session.global_step
         if self._request:
             self._timer.update_last_triggered_step(step)
+            from torchestimator.summary._summary import Recorded
+
             for tag, value in self._values(session).items():
+                if isinstance(value, Recorded):  # a histogram, image, text or audio of the step
+                    value.write(self._writer, tag, step)
+                    continue
                 array = np.asarray(session.resolve(value))
                 if array.size == 1:
                     self._writer.scalar(tag, float(array), step, legacy=True)
