@@ -100,6 +100,7 @@ def test_resume_saves_again_at_the_restored_step(tmp_path, caplog):
     est.train(input_fn(), steps=4)
     assert checkpoint_steps(tmp_path) == [0, 3, 4]
     caplog.set_level(logging.INFO, logger="torchestimator")
+    caplog.clear()  # the second train's lines only (another test may have left INFO on)
     est.train(input_fn(), steps=4)
     saved = [int(line.split()[3]) for line in caplog.messages if line.startswith("Saving checkpoints for")]
     assert saved == [4, 7, 8]
