@@ -1,7 +1,7 @@
 """`tf.estimator`: the Estimator, premade estimators and heads, specs, RunConfig, hooks and
 warm starting — on PyTorch."""
 
-from torchestimator.estimator import experimental, export
+from torchestimator.estimator import experimental, export, inputs
 from torchestimator.estimator._exporter import (
     BestExporter,
     Exporter,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchestimator.compat.v1._canned_optimizers import TF1
+from torchestimator.estimator import inputs  # noqa: F401  (tf.compat.v1.estimator.inputs)
 from torchestimator.estimator.canned import (
     baseline,
     boosted_trees,

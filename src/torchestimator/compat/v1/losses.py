@@ -195,3 +195,111 @@ def get_total_loss(add_regularization_losses: bool = True, name: str = "total_lo
                          "regularization losses: nothing for get_total_loss to sum.")
     return torch.stack(parts).sum()
 
+
+
+def _pair(labels: Any, predictions: Any, where: str, first: str = "labels",
+          second: str = "predictions") -> tuple[torch.Tensor, torch.Tensor]:
+    """`labels` and `predictions` as float tensors of one shape; ValueError naming both when
+    their shapes are not compatible (TF1's `assert_is_compatible_with`)."""
+    if not isinstance(predictions, torch.Tensor):
+        predictions = torch.as_tensor(predictions)
+    if not predictions.is_floating_point():
+        predictions = predictions.float()
+    labels = torch.as_tensor(labels, device=predictions.device).to(predictions.dtype)
+    if tuple(labels.shape) != tuple(predictions.shape):
+        raise ValueError(
+            f"{where}: {first} of shape {tuple(labels.shape)} is not compatible with {second} of shape "
+            f"{tuple(predictions.shape)}; give them the same shape."
+        )
+    return labels, predictions
+
+
+def add_loss(loss: Any, loss_collection: Any = "losses") -> None:
+    """Adds an externally defined loss to the collection of losses (inside a `model_fn`,
+    TF1's LOSSES collection that `get_losses` and `get_total_loss` read). Returns None."""
+    if loss_collection is None:
+        return
+    context = current_context()
+    if context is not None and context.in_model_fn:
+        context.losses.append(torch.as_tensor(loss))
+
+
+def cosine_distance(labels: Any, predictions: Any, axis: int | None = None, weights: Any = 1.0,
+                    scope: Any = None, loss_collection: Any = "losses",
+                    reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS, dim: int | None = None) -> torch.Tensor:
+    """Adds a cosine-distance loss to the training procedure: `1 - sum(labels * predictions,
+    axis)` per example (both assumed unit-normalized), weighted and reduced. `dim` is the
+    deprecated name of `axis`."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    labels, predictions = _pair(labels, predictions, "cosine_distance")
+    losses = 1 - (labels * predictions).sum(dim=axis, keepdim=True)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def hinge_loss(labels: Any, logits: Any, weights: Any = 1.0, scope: Any = None,
+               loss_collection: Any = "losses",
+               reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
+    """Adds a hinge loss: `max(0, 1 - (2 * labels - 1) * logits)` per element, for 0/1
+    `labels` and unscaled `logits` of the same shape."""
+    labels, logits = _pair(labels, logits, "hinge_loss", second="logits")
+    losses = torch.relu(1 - (2 * labels - 1) * logits)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def huber_loss(labels: Any, predictions: Any, weights: Any = 1.0, delta: float = 1.0, scope: Any = None,
+               loss_collection: Any = "losses",
+               reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
+    """Adds a Huber loss: `0.5 * x**2` where `|x| <= delta`, else `0.5 * delta**2 + delta *
+    (|x| - delta)`, for the error `x = predictions - labels`."""
+    labels, predictions = _pair(labels, predictions, "huber_loss")
+    error = (predictions - labels).abs()
+    quadratic = torch.clamp(error, max=delta)
+    losses = 0.5 * quadratic ** 2 + delta * (error - quadratic)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def log_loss(labels: Any, predictions: Any, weights: Any = 1.0, epsilon: float = 1e-7, scope: Any = None,
+             loss_collection: Any = "losses",
+             reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
+    """Adds a log loss: `-labels * log(predictions + epsilon) - (1 - labels) *
+    log(1 - predictions + epsilon)` per element."""
+    labels, predictions = _pair(labels, predictions, "log_loss")
+    losses = -labels * torch.log(predictions + epsilon) - (1 - labels) * torch.log(1 - predictions + epsilon)
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def mean_pairwise_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope: Any = None,
+                                loss_collection: Any = "losses") -> torch.Tensor:
+    """Adds a pairwise-errors-squared loss: for each example, the mean over all pairs of its
+    elements `(i, j)` of `((predictions[i] - predictions[j]) - (labels[i] - labels[j]))**2`,
+    times the example's weight, summed over the batch (TF1's formula; `weights` is a scalar
+    or broadcasts against the per-example loss of shape `[batch, 1, ...]`)."""
+    labels, predictions = _pair(labels, predictions, "mean_pairwise_squared_error")
+    diffs = predictions - labels
+    axes = tuple(range(1, diffs.ndim))
+    w = torch.as_tensor(weights, dtype=diffs.dtype, device=diffs.device)
+    present = torch.broadcast_to((w != 0).to(diffs.dtype), diffs.shape) if w.ndim <= diffs.ndim else None
+    if present is None:
+        raise ValueError(f"mean_pairwise_squared_error: weights of shape {tuple(w.shape)} do not "
+                         f"broadcast to predictions of shape {tuple(diffs.shape)}.")
+    if axes:
+        num_present = present.sum(dim=axes, keepdim=True)
+        sum_squares = diffs.square().sum(dim=axes, keepdim=True)
+        sum_diff = diffs.sum(dim=axes, keepdim=True)
+    else:
+        num_present, sum_squares, sum_diff = present, diffs.square(), diffs
+
+    def div_no_nan(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return torch.where(b != 0, a / torch.where(b != 0, b, torch.ones_like(b)), torch.zeros_like(a))
+
+    term1 = 2.0 * div_no_nan(sum_squares, torch.clamp(num_present - 1, min=0))
+    term2 = 2.0 * div_no_nan(sum_diff.square(), torch.clamp(num_present * (num_present - 1), min=0))
+    loss = ((term1 - term2) * w).sum()
+    loss = torch.where(num_present.sum() > 0, loss, torch.zeros_like(loss))
+    add_loss(loss, loss_collection)
+    return loss

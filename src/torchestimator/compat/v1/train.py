@@ -1,5 +1,6 @@
 """`tf.compat.v1.train`: TF1's optimizers (with TF1's update rules), the global step,
-`Scaffold` and the session-run hooks.
+`Scaffold`, the session-run hooks, the learning-rate decays (`exponential_decay`, ...;
+see `_learning_rate_decay.py`) and the checkpoint-state functions.
 
 Inside a `model_fn`, `optimizer.minimize(loss, global_step=...)` returns the
 train op the Estimator runs (`global_step` is accepted; the Estimator
@@ -12,6 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.compat.v1._checkpoint_state import (  # noqa: F401
+    generate_checkpoint_state_proto,
+    get_checkpoint_state,
+    update_checkpoint_state,
+)
+from torchestimator.compat.v1._learning_rate_decay import (  # noqa: F401
+    cosine_decay,
+    cosine_decay_restarts,
+    exponential_decay,
+    inverse_time_decay,
+    linear_cosine_decay,
+    natural_exp_decay,
+    noisy_linear_cosine_decay,
+    piecewise_constant,
+    piecewise_constant_decay,
+    polynomial_decay,
+)
 from torchestimator.compat.v1.optimizers import (  # noqa: F401
     AdadeltaOptimizer,
     AdagradOptimizer,
