@@ -106,7 +106,7 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     from torchestimator._dtypes import TensorSpec
 
     if isinstance(serialized, TensorSpec):  # a serving input receiver's placeholder
-        from torchestimator.estimator.export._receivers import parse_example_placeholders
+        from torchestimator.io._placeholders import parse_example_placeholders
 
         return parse_example_placeholders(serialized, features)
     batch = _as_batch(serialized)

@@ -12,7 +12,7 @@ from typing import Any
 _SUBMODULES = (
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses",
     "metrics", "models", "optimizers", "regularizers", "saving", "utils", "estimator",
-    "experimental", "mixed_precision", "preprocessing", "datasets",
+    "experimental", "mixed_precision", "preprocessing", "datasets", "applications", "export", "dtensor",
 )
 _ATTRIBUTES = {
     "Input": "torchestimator.keras.engine.input_layer",

@@ -11,36 +11,18 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
+from torchestimator.io._placeholders import ParsedFeature, parse_example_placeholders
 from torchestimator.saved_model._receiver_spec import PARSING, RAW, ReceiverSpec
 
 SINGLE_FEATURE_DEFAULT_NAME = "feature"
 SINGLE_RECEIVER_DEFAULT_NAME = "input"
-
-
-class ParsedFeature(NamedTuple):
-    """A feature parsed from a string placeholder of serialized `tf.train.Example`s:
-    what `tf.io.parse_example(placeholder, spec)` returns for each key while a receiver is built."""
-
-    source: TensorSpec
-    key: str
-    spec: Any
-
-
-def parse_example_placeholders(serialized: TensorSpec, features: Mapping[str, Any]) -> dict[str, ParsedFeature]:
-    """`tf.io.parse_example` on a placeholder: a `ParsedFeature` per key of `features`."""
-    if serialized.dtype is not _dtypes.string:
-        raise ValueError(
-            f"parse_example needs a string placeholder of serialized tf.train.Examples; got "
-            f"{serialized!r}."
-        )
-    return {key: ParsedFeature(serialized, key, spec) for key, spec in features.items()}
 
 
 def _as_spec(value: Any, what: str, default_batch_size: int | None = None) -> TensorSpec:

@@ -1,5 +1,6 @@
 """`tf.keras.callbacks`: objects called at points of `fit`, `evaluate` and `predict`."""
 
+from torchestimator.keras.callbacks import experimental
 from torchestimator.keras.callbacks.backup_and_restore import BackupAndRestore
 from torchestimator.keras.callbacks.base_logger import BaseLogger
 from torchestimator.keras.callbacks.callback import Callback
@@ -14,6 +15,9 @@ from torchestimator.keras.callbacks.progbar import Progbar
 from torchestimator.keras.callbacks.progbar_logger import ProgbarLogger
 from torchestimator.keras.callbacks.reduce_lr_on_plateau import ReduceLROnPlateau
 from torchestimator.keras.callbacks.remote_monitor import RemoteMonitor
+from torchestimator.keras.callbacks.sidecar_evaluator_model_export import (
+    SidecarEvaluatorModelExport,
+)
 from torchestimator.keras.callbacks.tensorboard import TensorBoard
 from torchestimator.keras.callbacks.terminate_on_nan import TerminateOnNaN
 
@@ -31,6 +35,8 @@ __all__ = [
     "ProgbarLogger",
     "ReduceLROnPlateau",
     "RemoteMonitor",
+    "SidecarEvaluatorModelExport",
     "TensorBoard",
     "TerminateOnNaN",
+    "experimental",
 ]

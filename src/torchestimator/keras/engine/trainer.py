@@ -59,7 +59,8 @@ _EMPTY_EVALUATE = (
 class _CallbackEvents(loop.StepEvents):
     """Runs Keras batch callbacks around each step of `run_steps`."""
 
-    def __init__(self, model: Any, callbacks: Any, mode: str, every: int = 1):
+    def __init__(self, model: Any, callbacks: Any, mode: str, every: int = 1, tuned: Any = None,
+                 steps: int | None = None):
         self.model = model
         self.begin = getattr(callbacks, f"on_{mode}_batch_begin")
         self.end = getattr(callbacks, f"on_{mode}_batch_end")
@@ -67,15 +68,33 @@ class _CallbackEvents(loop.StepEvents):
         self.every = max(1, every)
         self.stop_on_flag = mode == "train"
         self.first = 0  # the batch number of the epoch's first step (an epoch resumed inside)
+        # steps_per_execution='auto': the tuner's counter gives each execution's length
+        self.tuned = tuned
+        self.steps = steps  # the steps of an epoch, when known: the last execution is cut there
+        self._left = 0  # the steps left in the current execution (with `tuned`)
 
     def before_step(self, step: int) -> None:
+        if self.tuned is not None:
+            if step == 0:
+                self._left = 0  # an epoch starts a new execution
+            if self.active and self._left <= 0:
+                step += self.first
+                self._left = max(1, int(self.tuned.numpy()))
+                if self.steps is not None:
+                    self._left = max(1, min(self._left, self.steps - step))
+                self.begin(step)
+            return
         step += self.first
         if self.active and step % self.every == 0:
             self.begin(step)
 
     def after_step(self, step: int, outputs: Any) -> bool:
         step += self.first
-        if self.active and (step + 1) % self.every == 0:
+        if self.tuned is not None:
+            self._left -= 1
+            if self.active and self._left <= 0:
+                self.end(step, outputs if isinstance(outputs, Mapping) else None)
+        elif self.active and (step + 1) % self.every == 0:
             self.end(step, outputs if isinstance(outputs, Mapping) else None)
         return self.stop_on_flag and self.model.stop_training
 
@@ -159,9 +178,13 @@ class Trainer:
         kwargs.pop("pss_evaluation_shards", None)
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword argument(s) {sorted(kwargs)}")
+        autotune = isinstance(steps_per_execution, str) and steps_per_execution == "auto"
+        if autotune:  # Keras 2.15: start at 1, a StepsPerExecutionTuner changes it during fit
+            steps_per_execution = 1
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(
-                f"steps_per_execution must be a positive integer; received {steps_per_execution!r}"
+                "steps_per_execution must be a positive integer or 'auto'; received "
+                f"{steps_per_execution!r}"
             )
         self.optimizer = _loss_scaled_for_float16(self, optimizers.get(optimizer))
         self._optimizer_built_for = -1
@@ -183,6 +206,7 @@ class Trainer:
         )
         self._run_eagerly = bool(run_eagerly)
         self._steps_per_execution = steps_per_execution
+        self._autotune_steps_per_execution = autotune
         self._jit_compile = bool(jit_compile)
         _COMPILED.pop(self, None)
         self._is_compiled = True
@@ -434,7 +458,14 @@ class Trainer:
         self.stop_training = False
         self._initial_epoch = None
         self._initial_step = 0
-        events = _CallbackEvents(self, cbs, "train", self._steps_per_execution)
+        tuner = None
+        if getattr(self, "_autotune_steps_per_execution", False):
+            from torchestimator.keras.utils._spe_tuning import tuner_for
+
+            tuner = tuner_for(self)
+        events = _CallbackEvents(self, cbs, "train", self._steps_per_execution,
+                                 tuned=tuner.steps_per_execution if tuner is not None else None,
+                                 steps=data.steps)
         train_fn = self.train_step
         if class_weight:
             def train_fn(batch: Any, _step=self.train_step) -> dict:
@@ -445,6 +476,8 @@ class Trainer:
             hold_locks(locks, [lock for c in cbs.callbacks
                                for lock in getattr(c, "_write_locks", list)()], "Model.fit")
             cbs.on_train_begin()
+            if tuner is not None:
+                tuner.start()
             if parallel is not None:  # every replica starts from the chief's weights and epoch
                 parallel.broadcast_module_(self)
                 self._initial_epoch, self._initial_step = parallel.broadcast_object(
@@ -484,6 +517,8 @@ class Trainer:
                     break  # TF's `_insufficient_data`: the input ended before its steps
             self.eval()
             cbs.on_train_end(logs)
+            if tuner is not None:
+                tuner.stop()
         self.history = getattr(cbs, "history", None) or next(
             (c for c in getattr(cbs, "callbacks", []) if type(c).__name__ == "History"), None
         )

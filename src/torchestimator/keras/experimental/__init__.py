@@ -1,9 +1,40 @@
-"""`tf.keras.experimental`: `SequenceFeatures` (sequence feature columns) and `LinearModel`."""
+"""`tf.keras.experimental`: `SequenceFeatures` (sequence feature columns), `LinearModel`,
+`WideDeepModel` where the project has it, the learning-rate schedules `CosineDecay` /
+`CosineDecayRestarts` (as in `tf.keras.optimizers.schedules`), and `SidecarEvaluator` (the
+deprecated name of `tf.keras.utils.SidecarEvaluator`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
 
 
-def __getattr__(name: str):
-    if name in ("SequenceFeatures", "LinearModel"):
+def __getattr__(name: str) -> Any:
+    if name in ("SequenceFeatures", "LinearModel", "WideDeepModel"):
         import torchestimator.feature_column as fc
 
-        return getattr(fc, name)
+        if hasattr(fc, name):
+            return getattr(fc, name)
+    if name in ("CosineDecay", "CosineDecayRestarts"):
+        from torchestimator.keras.optimizers import schedules
+
+        return getattr(schedules, name)
+    if name == "SidecarEvaluator":
+        from torchestimator.keras.utils import SidecarEvaluator
+
+        class _DeprecatedSidecarEvaluator(SidecarEvaluator):
+            """`tf.keras.experimental.SidecarEvaluator`: deprecated, use
+            `tf.keras.utils.SidecarEvaluator`."""
+
+            def __init__(self, *args: Any, **kwargs: Any):
+                warnings.warn(
+                    "`tf.keras.experimental.SidecarEvaluator` endpoint is deprecated and will be "
+                    "removed in a future release. Please use `tf.keras.utils.SidecarEvaluator`.",
+                    stacklevel=2,
+                )
+                super().__init__(*args, **kwargs)
+
+        _DeprecatedSidecarEvaluator.__name__ = "SidecarEvaluator"
+        globals()[name] = _DeprecatedSidecarEvaluator
+        return _DeprecatedSidecarEvaluator
     raise AttributeError(f"module 'torchestimator.keras.experimental' has no attribute {name!r}")

@@ -38,7 +38,10 @@ from torchestimator.keras.utils._numerical import normalize, to_categorical
 from torchestimator.keras.utils._ordinal import to_ordinal
 from torchestimator.keras.utils._random_seed import set_random_seed
 from torchestimator.keras.utils._sequence_utils import pad_sequences
+from torchestimator.keras.utils._sidecar_evaluator import SidecarEvaluator
+from torchestimator.keras.utils._spe_tuning import StepsPerExecutionTuner
 from torchestimator.keras.utils._split_dataset import split_dataset
+from torchestimator.keras.utils._timed_threads import TimedThread
 from torchestimator.keras.utils._timeseries import timeseries_dataset_from_array
 
 CustomObjectScope = custom_object_scope
@@ -57,4 +60,5 @@ __all__ = [
     "get_custom_objects", "pack_x_y_sample_weight", "unpack_x_y_sample_weight",
     "warmstart_embedding_matrix", "disable_interactive_logging", "enable_interactive_logging",
     "is_interactive_logging_enabled", "get_source_inputs", "to_ordinal", "experimental", "legacy",
+    "SidecarEvaluator", "StepsPerExecutionTuner", "TimedThread",
 ]
