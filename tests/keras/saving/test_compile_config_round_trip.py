@@ -159,3 +159,20 @@ def test_keras215_archive_with_loss_objects_compiles_on_load(case, ext):
     theirs = record["cases"][case]["evaluate"]
     for key in ("loss",) + tuple(k for k in theirs if k.endswith("_loss")):
         assert ours[key] == pytest.approx(theirs[key], rel=1e-5, abs=1e-6), key
+
+
+def test_identity_the_layer_and_identity_the_initializer_stay_apart(tmp_path):
+    """Both kinds are named `Identity` (as in Keras): a saved model keeps each where it was."""
+    import torchestimator as tf
+    from torchestimator.keras.saving._registry import deserialize_keras_object
+
+    model = tf.keras.Sequential([tf.keras.layers.Identity(input_shape=(2,)),
+                                 tf.keras.layers.Dense(2, kernel_initializer="identity")])
+    model.save(tmp_path / "m.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "m.keras")
+    assert type(loaded.layers[0]) is tf.keras.layers.Identity
+    assert type(loaded.layers[1].kernel_initializer) is tf.keras.initializers.Identity
+    assert type(deserialize_keras_object({"class_name": "Identity", "config": {}})) is \
+        tf.keras.initializers.Identity
+    assert type(deserialize_keras_object({"class_name": "Identity", "module": "keras.layers",
+                                          "config": {"name": "i"}})) is tf.keras.layers.Identity

@@ -18,10 +18,45 @@ _CUSTOM: dict[str, Any] = {}
 _SCOPE = threading.local()
 
 
+#: (Keras module, name) -> object, for the names two kinds share (`Identity` is a layer and
+#: an initializer); configs name the module (`"module": "keras.layers"`), as Keras 2.15's do.
+_BY_MODULE: dict[tuple[str, str], Any] = {}
+
+
+def _keras_module(obj: Any) -> str:
+    """'keras.layers', 'keras.initializers', ... : the Keras namespace `obj` belongs to."""
+    parts = getattr(obj, "__module__", "").split(".")
+    return ".".join(parts[1:3]) if len(parts) > 2 and parts[1] == "keras" else ""
+
+
 def register_builtin(obj: Any, name: str | None = None) -> Any:
-    """Registers a built-in class or function under `name` (default: its `__name__`)."""
-    _BUILTIN[name or obj.__name__] = obj
+    """Registers a built-in class or function under `name` (default: its `__name__`). A name
+    already registered for another kind of object keeps its first object, and both stay
+    reachable by their Keras module."""
+    name = name or obj.__name__
+    _BY_MODULE[(_keras_module(obj), name)] = obj
+    if _BUILTIN.setdefault(name, obj) is not obj and _keras_module(_BUILTIN[name]) == _keras_module(obj):
+        _BUILTIN[name] = obj  # a newer definition of the same kind replaces the old one
     return obj
+
+
+def _shared_name(name: str) -> bool:
+    return sum(1 for (_, n) in _BY_MODULE if n == name) > 1
+
+
+def _by_module(config: dict, name: str) -> Any:
+    """The built-in object a config means when its class name is shared by two kinds: the one
+    of its `module`, else a layer when the config looks like a layer's (it has `trainable`),
+    else the other kind."""
+    module = config.get("module")
+    if isinstance(module, str) and (module, name) in _BY_MODULE:
+        return _BY_MODULE[(module, name)]
+    inner = config.get("config")
+    layer_like = isinstance(inner, dict) and "trainable" in inner
+    for (kind, shared), obj in _BY_MODULE.items():
+        if shared == name and (kind == "keras.layers") == layer_like:
+            return obj
+    return None
 
 
 def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable:
@@ -129,11 +164,14 @@ def serialize_keras_object(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: serialize_keras_object(v) for k, v in obj.items()}
     if hasattr(obj, "get_config") and not isinstance(obj, type):
-        return {
+        out = {
             "class_name": type(obj).__name__,
             "config": obj.get_config(),
             "registered_name": get_registered_name(obj),
         }
+        if _shared_name(out["class_name"]) and _keras_module(type(obj)):
+            out["module"] = _keras_module(type(obj))  # which `Identity` this is
+        return out
     if callable(obj):
         name = getattr(obj, "_registered_name", None) or getattr(obj, "__name__", None)
         if name and get_registered_object(name) is obj:
@@ -179,9 +217,9 @@ def deserialize_keras_object(
                 f"Cannot deserialize {str(config)[:200]}: its class_name and registered_name must "
                 "be strings."
             )
-        cls = (module_objects or {}).get(class_name) or get_registered_object(
-            name, custom_objects
-        ) or get_registered_object(class_name, custom_objects)
+        cls = (module_objects or {}).get(class_name) or get_user_object(name, custom_objects) or (
+            _by_module(config, class_name) if _shared_name(class_name) else None
+        ) or get_registered_object(name, custom_objects) or get_registered_object(class_name, custom_objects)
         if cls is None and not _builtins_loaded:
             _load_builtins()
             cls = get_registered_object(name, custom_objects) or get_registered_object(
