@@ -113,6 +113,49 @@ def _topological_nodes(inputs: list[KerasTensor], outputs: list[KerasTensor]) ->
     return order
 
 
+def _keras_layer_order(inputs: list[KerasTensor], outputs: list[KerasTensor]) -> list:
+    """The model's layers in Keras' order (`_map_graph_network`): by decreasing depth from the
+    outputs (inputs first), and, within a depth, in the order a depth-first walk from the
+    outputs first meets them. `model.layers`, `get_weights()` and weight files by topology
+    follow it, so they line up with TensorFlow's for a branching graph too."""
+    finished: set[int] = set()
+    decreasing: list[Node] = []  # nodes from inputs towards outputs
+    layer_index: dict[int, int] = {}
+    by_id: dict[int, Any] = {}
+
+    def visit(tensor: KerasTensor) -> None:
+        history = tensor._keras_history
+        node = history.layer._inbound_nodes[history.node_index]
+        if id(node) in finished:
+            return
+        if id(history.layer) not in layer_index:
+            layer_index[id(history.layer)] = len(layer_index)
+            by_id[id(history.layer)] = history.layer
+        if not node.is_input:
+            for t in node.input_tensors:
+                visit(t)
+        finished.add(id(node))
+        decreasing.append(node)
+
+    for t in outputs:
+        visit(t)
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(decreasing):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for parent in node.parent_nodes:
+            node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for t in inputs:  # inputs the outputs do not depend on
+        layer = t._keras_history.layer
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)] = 0
+            layer_index[id(layer)] = -1
+            by_id[id(layer)] = layer
+    return [by_id[i] for i in sorted(layer_depth, key=lambda i: (-layer_depth[i], layer_index[i]))]
+
+
 class Functional(Model):
     """A model built from `inputs` and `outputs` symbolic tensors (`tf.keras.Model(inputs, outputs)`).
 
@@ -148,13 +191,7 @@ class Functional(Model):
                     f"{'no layer' if history is None else 'layer ' + repr(history.layer.name)}."
                 )
         self._nodes = _topological_nodes(self._input_tensors, self._output_tensors)
-        input_layers = [t._keras_history.layer for t in self._input_tensors]
-        layers: list = []
-        seen: set[int] = set()
-        for layer in input_layers + [n.layer for n in self._nodes]:
-            if id(layer) not in seen:
-                seen.add(id(layer))
-                layers.append(layer)
+        layers = _keras_layer_order(self._input_tensors, self._output_tensors)
         self._graph_layers = layers
         names = [layer.name for layer in layers]
         duplicates = sorted({n for n in names if names.count(n) > 1})
