@@ -14,7 +14,16 @@ from typing import Any
 import torch
 
 import torchestimator as tf
+from torchestimator.compat.v1 import _nn_rnn_cell as rnn_cell  # noqa: F401 (tf.compat.v1.nn.rnn_cell)
 from torchestimator.compat.v1._legacy_ops import _deprecated
+from torchestimator.compat.v1._rnn import (  # noqa: F401 (TF1's RNN drivers)
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    raw_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+    static_state_saving_rnn,
+)
 
 
 def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Any = None,
