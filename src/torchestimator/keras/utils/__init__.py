@@ -43,6 +43,7 @@ from torchestimator.keras.utils._spe_tuning import StepsPerExecutionTuner
 from torchestimator.keras.utils._split_dataset import split_dataset
 from torchestimator.keras.utils._timed_threads import TimedThread
 from torchestimator.keras.utils._timeseries import timeseries_dataset_from_array
+from torchestimator.keras.utils._vis_utils import model_to_dot, plot_model
 
 CustomObjectScope = custom_object_scope
 
@@ -61,4 +62,5 @@ __all__ = [
     "warmstart_embedding_matrix", "disable_interactive_logging", "enable_interactive_logging",
     "is_interactive_logging_enabled", "get_source_inputs", "to_ordinal", "experimental", "legacy",
     "SidecarEvaluator", "StepsPerExecutionTuner", "TimedThread",
+    "model_to_dot", "plot_model",
 ]
