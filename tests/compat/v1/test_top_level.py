@@ -93,7 +93,14 @@ def test_graph_machinery_is_refused_by_name(name):
 
 
 def test_the_refusals_page_lists_every_refused_name():
+    from torchestimator.compat.v1._train_refusals import REFUSED_TRAIN
+
     text = DOCS.read_text()
-    listed = {line.split("`")[1].removeprefix("tf.compat.v1.") for line in text.splitlines()
-              if line.startswith("| `tf.compat.v1.")}
-    assert listed == set(REFUSED)
+    listed = {line.split("`")[1] for line in text.splitlines() if line.startswith("| `tf.compat.v1.")}
+    assert {n for n in listed if not n.startswith("tf.compat.v1.train.")} == {
+        f"tf.compat.v1.{name}" for name in REFUSED}
+    assert {n for n in listed if n.startswith("tf.compat.v1.train.")} == {
+        f"tf.compat.v1.train.{name}" for name in REFUSED_TRAIN}
+    for name in REFUSED_TRAIN:
+        with pytest.raises(GraphMachineryError, match=rf"tf\.compat\.v1\.train\.{name} is TensorFlow 1"):
+            getattr(v1.train, name)()

@@ -30,6 +30,24 @@ from torchestimator.compat.v1._learning_rate_decay import (  # noqa: F401
     piecewise_constant_decay,
     polynomial_decay,
 )
+from torchestimator.compat.v1._train_global_step import (  # noqa: F401
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
+    global_step,
+)
+from torchestimator.compat.v1._train_monitored import (  # noqa: F401
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    SessionCreator,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+    basic_train_loop,
+)
+from torchestimator.compat.v1._train_refusals import refused_train_name
+from torchestimator.compat.v1._train_saver import Saver  # noqa: F401
 from torchestimator.compat.v1.optimizers import (  # noqa: F401
     AdadeltaOptimizer,
     AdagradOptimizer,
@@ -42,7 +60,6 @@ from torchestimator.compat.v1.optimizers import (  # noqa: F401
     RMSPropOptimizer,
 )
 from torchestimator.compat.v1.optimizers._base import GATE_GRAPH, GATE_NONE, GATE_OP  # noqa: F401
-from torchestimator.train import get_global_step, get_or_create_global_step  # noqa: F401
 
 _HOOKS = (
     "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook",
@@ -56,6 +73,8 @@ _HOOKS = (
 _FROM_TF_TRAIN = (
     "Checkpoint", "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
     "list_variables", "load_variable", "load_checkpoint", "checkpoint_exists", "ClusterSpec",
+    "ExponentialMovingAverage", "checkpoints_iterator", "Coordinator", "BytesList", "Example", "Feature",
+    "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List", "SequenceExample",
 )
 
 
@@ -78,4 +97,23 @@ def __getattr__(name: str) -> Any:
         import torchestimator.train as train
 
         return getattr(train, name)
+    if name in ("ClusterDef", "JobDef", "SaverDef"):
+        from torchestimator.compat.v1._train_protos import train_proto
+
+        return train_proto(name)
+    if name == "NewCheckpointReader":
+        from torchestimator._tf_formats.checkpoint_reader import load_checkpoint
+
+        return load_checkpoint
+    if name == "summary_iterator":
+        from torchestimator.compat.v1._train_extras import summary_iterator
+
+        return summary_iterator
+    if name in ("replica_device_setter", "remove_checkpoint", "get_checkpoint_mtimes"):
+        from torchestimator.compat.v1 import _train_extras
+
+        return getattr(_train_extras, name)
+    refused = refused_train_name(name)
+    if refused is not None:
+        return refused
     raise AttributeError(f"module 'torchestimator.compat.v1.train' has no attribute {name!r}")

@@ -1,0 +1,53 @@
+"""`tf.compat.v1.train.summary_iterator` and `replica_device_setter`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from torchestimator.io._tfrecord import tf_record_iterator
+
+
+def summary_iterator(path: str) -> Iterator[Any]:
+    """Yields the `Event` protocol buffers of the TensorBoard event file `path`, in order
+    (tensorboard's `event_pb2.Event`: `wall_time`, `step`, `summary.value`, ...)."""
+    from tensorboard.compat.proto import event_pb2
+
+    for record in tf_record_iterator(path):
+        yield event_pb2.Event.FromString(record)
+
+
+def replica_device_setter(ps_tasks: int = 0, ps_device: str = "/job:ps",
+                          worker_device: str = "/job:worker", merge_devices: bool = True,
+                          cluster: Any = None, ps_ops: Any = None,
+                          ps_strategy: Any = None) -> Callable[[Any], str]:
+    """Returns a device function, as TF 1.x, for `tf.device(...)`. Device placement of graph
+    ops has no meaning here (ops run eagerly where their tensors are; distribute with
+    `tf.distribute` strategies), so the function returns `''` (no placement) for every op."""
+
+    def device_function(op: Any = None) -> str:
+        return ""
+
+    return device_function
+
+
+def remove_checkpoint(checkpoint_prefix: str, checkpoint_format_version: Any = None,
+                      meta_graph_suffix: str = "meta") -> None:
+    """Removes the files of checkpoint `checkpoint_prefix` (its `.safetensors` and `.json`)."""
+    from torchestimator._engine.checkpoint._format import _delete_checkpoint
+
+    _delete_checkpoint(checkpoint_prefix)
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes: list[str]) -> list[float]:
+    """The modification times of the checkpoints `checkpoint_prefixes` (those that exist)."""
+    import os
+
+    from torchestimator._engine import storage
+
+    out = []
+    for prefix in checkpoint_prefixes:
+        path = storage.local(os.fspath(prefix)) + ".json"
+        if os.path.exists(path):
+            out.append(os.path.getmtime(path))
+    return out
