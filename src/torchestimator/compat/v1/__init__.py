@@ -59,7 +59,10 @@ def _resolve(name: str) -> Any:
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a sub-module (optimizers, ...)
         return importlib.import_module(f"{__name__}.{name}")
     from torchestimator.compat.v1 import _legacy_ops, _protos, _refusals, _renames
+    from torchestimator.compat.v1._sparse_ops import SPARSE_NAMES
 
+    if name in SPARSE_NAMES:  # TF1's sparse_* names with TF1's argument names
+        return SPARSE_NAMES[name]
     value = getattr(_legacy_ops, name, None)
     if value is not None and callable(value) and getattr(value, "__module__", "") == _legacy_ops.__name__:
         return value
