@@ -213,3 +213,21 @@ def test_tensor_ops_on_symbolic_tensors_round_trip():
     clone = tf.keras.Model.from_config(model.get_config())
     clone.set_weights(model.get_weights())
     torch.testing.assert_close(clone([xa, xb]), model([xa, xb]))
+
+
+def test_an_intermediate_tensor_as_model_input_gets_its_own_input_layer():
+    """Keras 2 accepts a layer's output as a model input (FeatureSpace's tutorial builds its
+    training model on the encoded features): it stands for a new Input and the layers after it
+    are shared."""
+    import numpy as np
+
+    i = tf.keras.Input(shape=(3,))
+    h = layers.Dense(2, name="first")(i)
+    head = layers.Dense(1, name="head")
+    model = tf.keras.Model(h, head(h))
+    assert [type(layer).__name__ for layer in model.layers] == ["InputLayer", "Dense"]
+    assert model.layers[1] is head and model.inputs[0].shape == (None, 2)
+    x = np.ones((4, 2), "float32")
+    np.testing.assert_allclose(model(x).detach().numpy(), head(torch.as_tensor(x)).detach().numpy())
+    clone = tf.keras.Model.from_config(model.get_config())
+    assert clone(x).shape == (4, 1)

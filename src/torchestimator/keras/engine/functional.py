@@ -156,6 +156,38 @@ def _keras_layer_order(inputs: list[KerasTensor], outputs: list[KerasTensor]) ->
     return [by_id[i] for i in sorted(layer_depth, key=lambda i: (-layer_depth[i], layer_index[i]))]
 
 
+def _rebase_on_inputs(inputs: Any, outputs: Any) -> tuple[Any, Any]:
+    """`(inputs, outputs)` with every model input made by a `tf.keras.Input`: an input tensor
+    that another layer produced (`tf.keras.Model(inputs=encoded, ...)`, as Keras 2 allows) is
+    replaced by a new `Input` of its shape and dtype, and the layers between the inputs and the
+    outputs are called again on it (the same layers, so the same weights), as Keras'
+    `clone_graph_nodes` does. Graphs that start at `Input`s come back unchanged."""
+    flat_inputs = nest.flatten(inputs)
+    if all(t._keras_history is not None and isinstance(t._keras_history.layer, InputLayer)
+           for t in flat_inputs):
+        return inputs, outputs
+    from torchestimator.keras.engine.input_layer import Input
+
+    mapping: dict[int, Any] = {}
+    for t in flat_inputs:
+        if t._keras_history is not None and isinstance(t._keras_history.layer, InputLayer):
+            mapping[id(t)] = t
+        else:
+            mapping[id(t)] = Input(batch_shape=t.shape, dtype=t.dtype)
+
+    def swap(value: Any) -> Any:
+        return mapping.get(id(value), value) if isinstance(value, KerasTensor) else value
+
+    for node in _topological_nodes(flat_inputs, nest.flatten(outputs)):
+        args, kwargs = nest.map_structure(swap, (node.call_args, node.call_kwargs))
+        produced = node.layer(*args, **kwargs)
+        for old, new in zip(node.output_tensors, [t for t in nest.flatten(produced)
+                                                  if isinstance(t, KerasTensor)]):
+            mapping[id(old)] = new
+    rebase = lambda t: mapping.get(id(t), t)  # noqa: E731
+    return nest.map_structure(rebase, inputs), nest.map_structure(rebase, outputs)
+
+
 class Functional(Model):
     """A model built from `inputs` and `outputs` symbolic tensors (`tf.keras.Model(inputs, outputs)`).
 
@@ -175,6 +207,7 @@ class Functional(Model):
     def _init_graph(self, inputs: Any, outputs: Any) -> None:
         _check_symbolic(inputs, "inputs")
         _check_symbolic(outputs, "outputs")
+        inputs, outputs = _rebase_on_inputs(inputs, outputs)
         if isinstance(inputs, tuple):
             inputs = list(inputs)
         if isinstance(outputs, tuple):

@@ -3,6 +3,7 @@
 serialization helpers Keras also exposes here (`register_keras_serializable`,
 `custom_object_scope`, `serialize_keras_object`, `deserialize_keras_object`, ...)."""
 
+import torchestimator.keras.utils._feature_space_loader  # noqa: F401  (registers FeatureSpace)
 from torchestimator.keras.callbacks.progbar import Progbar
 from torchestimator.keras.saving import (
     custom_object_scope,
@@ -63,4 +64,16 @@ __all__ = [
     "is_interactive_logging_enabled", "get_source_inputs", "to_ordinal", "experimental", "legacy",
     "SidecarEvaluator", "StepsPerExecutionTuner", "TimedThread",
     "model_to_dot", "plot_model",
+    "FeatureSpace",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # FeatureSpace is a Layer: imported on first use, since keras.saving (which base_layer
+    # loads) imports this package before base_layer is complete.
+    if name == "FeatureSpace":
+        from torchestimator.keras.utils._feature_space import FeatureSpace
+
+        globals()[name] = FeatureSpace
+        return FeatureSpace
+    raise AttributeError(f"module 'torchestimator.keras.utils' has no attribute {name!r}")
