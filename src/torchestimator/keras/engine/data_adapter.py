@@ -81,6 +81,16 @@ def _to_array(value: Any, name: str) -> Any:
     return torch.from_numpy(np.ascontiguousarray(array))
 
 
+def _strings_as_array(value: Any) -> Any:
+    """A Python list of strings is one string array (Keras' lists-of-scalars rule:
+    `predict(["good film", "bad"])`), not a list of inputs."""
+    if isinstance(value, list) and value and all(isinstance(v, (str, bytes)) for v in value):
+        array = np.empty(len(value), dtype=object)
+        array[:] = value
+        return array
+    return value
+
+
 def _is_array_like(value: Any) -> bool:
     return isinstance(value, (np.ndarray, torch.Tensor)) or hasattr(value, "to_numpy") or (
         isinstance(value, (list, tuple)) and value and not isinstance(value[0], (dict,))
@@ -399,6 +409,7 @@ def make_data(
     (default 32), shuffled each epoch when `shuffle` and it is map-style (`torch_loader`)."""
     if x is None:
         raise ValueError("No data given: pass `x` (arrays, a dict of arrays, or a Dataset).")
+    x = _strings_as_array(x)
     # imported here: torchestimator.keras.utils imports modules that import the engine
     from torchestimator.keras.utils._data_utils import Sequence
 

@@ -287,3 +287,14 @@ def test_errors():
     empty.adapt(["", "   "])  # data without tokens: the vocabulary holds only the special tokens
     assert empty.get_vocabulary() == ["", "[UNK]"]
     assert empty(["a"]).tolist() == [[1]]
+
+
+def test_predict_takes_a_python_list_of_strings():
+    """Keras' lists-of-scalars rule: a list of strings is one batch (the text tutorial's
+    `export_model.predict(examples)`), not a list of model inputs."""
+    vec = L.TextVectorization(max_tokens=20, output_mode="int", output_sequence_length=4)
+    vec.adapt(["good film", "bad film"])
+    inner = tf.keras.Sequential([L.Embedding(20, 2), L.GlobalAveragePooling1D(), L.Dense(1)])
+    inner(vec(["good film"]))
+    export = tf.keras.Sequential([vec, inner, L.Activation("sigmoid")])
+    assert export.predict(["good film", "bad", "film"], verbose=0).shape == (3, 1)
