@@ -20,7 +20,7 @@ def test_reduce_sum_old_names():
     np.testing.assert_allclose(got.numpy(), FIX["reduce_sum_0_keep"]["value"])
     sp = SPARSE_NAMES["sparse_reduce_sum_sparse"](A, 1)
     assert sp.indices.tolist() == FIX["reduce_sum_sparse"]["indices"]
-    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'reduction_axes'"):
+    with pytest.raises(ValueError, match="Cannot specify both 'reduction_axes' and 'axis'"):
         SPARSE_NAMES["sparse_reduce_sum"](A, axis=0, reduction_axes=0)
 
 

@@ -25,7 +25,7 @@ def _deprecated(new: Any, old: Any, new_name: str, old_name: str) -> Any:
     `deprecated_argument_lookup`)."""
     if old is not None:
         if new is not None:
-            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")
         return old
     return new
 

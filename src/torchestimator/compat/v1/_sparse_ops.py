@@ -14,20 +14,17 @@ import torch
 
 from torchestimator import sparse as _sp
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator.compat.v1._legacy_ops import _deprecated
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
 SparseTensorValue.__doc__ = "TF1's numpy-side value of a SparseTensor (indices, values, dense_shape)."
 
 
-def _pick(new: Any, old: Any, new_name: str, old_name: str) -> Any:
-    if new is not None and old is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
-    return new if new is not None else old
 
 
 def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any:
     """TF1 `tf.sparse_add(a, b, threshold=None, thresh=None)`."""
-    t = _pick(threshold, thresh, "threshold", "thresh")
+    t = _deprecated(threshold, thresh, "threshold", "thresh")
     return _sp.add(a, b, 0 if t is None else t)
 
 
@@ -35,8 +32,8 @@ def sparse_concat(axis: Any, sp_inputs: list, name: str | None = None,
                   expand_nonconcat_dim: bool = False, concat_dim: Any = None,
                   expand_nonconcat_dims: Any = None) -> SparseTensor:
     """TF1 `tf.sparse_concat` (also accepts `concat_dim` / `expand_nonconcat_dim`)."""
-    axis = _pick(axis, concat_dim, "axis", "concat_dim")
-    exp = _pick(expand_nonconcat_dims, expand_nonconcat_dim or None, "expand_nonconcat_dims",
+    axis = _deprecated(axis, concat_dim, "axis", "concat_dim")
+    exp = _deprecated(expand_nonconcat_dims, expand_nonconcat_dim or None, "expand_nonconcat_dims",
                 "expand_nonconcat_dim")
     return _sp.concat(axis, sp_inputs, expand_nonconcat_dims=bool(exp))
 
@@ -44,8 +41,8 @@ def sparse_concat(axis: Any, sp_inputs: list, name: str | None = None,
 def _reduce(fn: Callable, sparse_out: bool) -> Callable:
     def reduce(sp_input: SparseTensor, axis: Any = None, keepdims: Any = None,
                reduction_axes: Any = None, keep_dims: Any = None) -> Any:
-        ax = _pick(axis, reduction_axes, "axis", "reduction_axes")
-        kd = _pick(keepdims, keep_dims, "keepdims", "keep_dims")
+        ax = _deprecated(axis, reduction_axes, "axis", "reduction_axes")
+        kd = _deprecated(keepdims, keep_dims, "keepdims", "keep_dims")
         return fn(sp_input, ax, bool(kd), output_is_sparse=sparse_out)
     reduce.__doc__ = (f"TF1 `{fn.__name__}` (axis/reduction_axes, keepdims/keep_dims); "
                       f"{'sparse' if sparse_out else 'dense'} result.")
@@ -58,7 +55,7 @@ def sparse_split(keyword_required: Any = None, sp_input: Any = None, num_split: 
     if keyword_required is not None:
         raise ValueError("Keyword arguments are required for this function.")
     return _sp.split(sp_input=sp_input, num_split=num_split,
-                     axis=_pick(axis, split_dim, "axis", "split_dim"))
+                     axis=_deprecated(axis, split_dim, "axis", "split_dim"))
 
 
 def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any,
