@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-import torch.nn.functional as F
-
-from torchestimator.keras import constraints, initializers, regularizers
-from torchestimator.keras.engine.input_spec import InputSpec
-from torchestimator.keras.layers.convolutional._utils import positive_int
-from torchestimator.keras.layers.convolutional.base_conv import Conv
+from torchestimator.keras.layers.convolutional.base_separable_conv import SeparableConv
 
 
-class SeparableConv1D(Conv):
+class SeparableConv1D(SeparableConv):
     """Depthwise separable 1D convolution.
 
     First a depthwise convolution over the steps (each input channel separately,
@@ -65,92 +59,16 @@ class SeparableConv1D(Conv):
         bias_constraint: Any = None,
         **kwargs: Any,
     ):
-        kwargs.pop("groups", None)
         super().__init__(
-            rank=1, filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
-            data_format=data_format, dilation_rate=dilation_rate, activation=activation,
-            use_bias=use_bias, bias_initializer=bias_initializer,
+            1, filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, depth_multiplier=depth_multiplier, activation=activation,
+            use_bias=use_bias, depthwise_initializer=depthwise_initializer,
+            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
+            depthwise_regularizer=depthwise_regularizer, pointwise_regularizer=pointwise_regularizer,
             bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint, pointwise_constraint=pointwise_constraint,
             bias_constraint=bias_constraint, **kwargs,
         )
-        self.depth_multiplier = positive_int(depth_multiplier, "depth_multiplier")
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.pointwise_constraint = constraints.get(pointwise_constraint)
-        self.input_spec = InputSpec(ndim=3)
-
-    def build(self, input_shape: Any) -> None:
-        """Creates `depthwise_kernel`, `pointwise_kernel` and `bias`."""
-        input_shape = tuple(input_shape)
-        if len(input_shape) != 3:
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: expected '
-                f"ndim=3, found ndim={len(input_shape)}. Full shape received: {input_shape}"
-            )
-        channels = self._input_channel(input_shape)
-        self.compute_output_shape(input_shape)
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel",
-            shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer,
-            regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint,
-            trainable=True,
-        )
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel",
-            shape=(1, channels * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer,
-            regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint,
-            trainable=True,
-        )
-        self._add_bias(self.filters)
-        self._channels = channels
-        self.input_spec = InputSpec(ndim=3, axes={self._layout.channel_axis: channels})
-        self.built = True
-
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        """Returns `activation(pointwise(depthwise(inputs)) + bias)`."""
-        layout = self._layout
-        x = inputs.permute(layout.to_torch) if layout.channels_last else inputs
-        padding, explicit = self._torch_padding(tuple(x.shape[2:]))
-        if explicit is not None:
-            x = F.pad(x, explicit)
-        dk = self.depthwise_kernel
-        depthwise = dk.permute(1, 2, 0).reshape(-1, 1, dk.shape[0])
-        pointwise = self.pointwise_kernel.permute(2, 1, 0)
-        bias = self.bias
-        if x.dtype != dk.dtype:
-            x, depthwise, bias = self._match_dtypes(x, depthwise, bias)
-            pointwise = pointwise.to(depthwise.dtype)
-        y = F.conv1d(x, depthwise, None, self.strides, padding, self.dilation_rate, self._channels)
-        y = F.conv1d(y, pointwise, bias)
-        if layout.channels_last:
-            y = y.permute(layout.from_torch)
-        act = self._act
-        return y if act is None else act(y)
-
-    def get_config(self) -> dict:
-        """Returns the layer's arguments with the base layer's config."""
-        config = super().get_config()
-        for key in ("groups", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
-            config.pop(key)
-        config.update(
-            {
-                "depth_multiplier": self.depth_multiplier,
-                "depthwise_initializer": initializers.serialize(self.depthwise_initializer),
-                "pointwise_initializer": initializers.serialize(self.pointwise_initializer),
-                "depthwise_regularizer": regularizers.serialize(self.depthwise_regularizer),
-                "pointwise_regularizer": regularizers.serialize(self.pointwise_regularizer),
-                "depthwise_constraint": constraints.serialize(self.depthwise_constraint),
-                "pointwise_constraint": constraints.serialize(self.pointwise_constraint),
-            }
-        )
-        return config
 
 
 SeparableConvolution1D = SeparableConv1D
