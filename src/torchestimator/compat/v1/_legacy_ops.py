@@ -254,7 +254,8 @@ def clip_by_average_norm(t: Any, clip_norm: Any, name: str | None = None) -> Any
     (TF1's `clip_by_average_norm`)."""
     t = tf.convert_to_tensor(t)
     average = torch.linalg.vector_norm(t.float()) / t.numel()
-    scale = torch.clamp(torch.as_tensor(clip_norm, dtype=torch.float32) / average, max=1.0)
+    clip = torch.as_tensor(clip_norm, dtype=torch.float32, device=t.device)
+    scale = torch.clamp(clip / average, max=1.0)
     return (t * scale.to(t.dtype)).to(t.dtype)
 
 

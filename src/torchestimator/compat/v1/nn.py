@@ -289,16 +289,21 @@ def fused_batch_norm(x: Any, scale: Any, offset: Any, mean: Any = None, variance
         reported_var = batch_var * count / max(count - 1, 1)
         if exponential_avg_factor != 1.0 and mean is not None and variance is not None:
             f = exponential_avg_factor
-            batch_mean = (1 - f) * tf.convert_to_tensor(mean) + f * batch_mean
-            reported_var = (1 - f) * tf.convert_to_tensor(variance) + f * reported_var
+            batch_mean = (1 - f) * _on(mean, x) + f * batch_mean
+            reported_var = (1 - f) * _on(variance, x) + f * reported_var
     else:
         if mean is None or variance is None:
             raise ValueError("fused_batch_norm(is_training=False) needs `mean` and `variance`.")
-        use_mean, use_var = tf.convert_to_tensor(mean), tf.convert_to_tensor(variance)
+        use_mean, use_var = _on(mean, x), _on(variance, x)
         batch_mean, reported_var = use_mean, use_var
     y = (compute - use_mean.reshape(shape)) * torch.rsqrt(use_var.reshape(shape) + epsilon)
-    y = y * tf.convert_to_tensor(scale).reshape(shape) + tf.convert_to_tensor(offset).reshape(shape)
+    y = y * _on(scale, x).reshape(shape) + _on(offset, x).reshape(shape)
     return y.to(x.dtype), batch_mean, reported_var
+
+
+def _on(value: Any, like: torch.Tensor) -> torch.Tensor:
+    """`value` as a tensor on `like`'s device (a numpy scale or mean beside a GPU batch)."""
+    return tf.convert_to_tensor(value).to(like.device)
 
 
 def batch_norm_with_global_normalization(t: Any = None, m: Any = None, v: Any = None, beta: Any = None,
