@@ -157,6 +157,60 @@ def test_resaving_a_step_overwrites_it_and_makes_it_newest(tmp_path):
     assert not os.path.exists(os.path.join(tmp_path, "model.ckpt-1.json"))
 
 
+class _Killed(BaseException):
+    """Stands for SIGKILL at one rename: nothing after it runs."""
+
+
+@pytest.mark.parametrize("killed_at", [1, 2, 3])
+def test_an_overwrite_killed_between_its_renames_leaves_a_readable_checkpoint(tmp_path, monkeypatch, killed_at):
+    # A resumed run re-saves the step it restored (as TF does), with other bytes (RNG states):
+    # the two files cannot be renamed at once, and a kill between them must not leave a
+    # tensor file whose metadata describes the other one (CI saw the run fall back a step).
+    from torchestimator._engine.checkpoint import _format
+
+    mgr = CheckpointManager(tmp_path, max_to_keep=3)
+    mgr.save(1, _state(1))
+    prefix = mgr.save(2, _state(2))
+    real_replace, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == killed_at:
+            raise _Killed
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_format.os, "replace", replace)
+    with pytest.raises(_Killed):
+        _format.write_checkpoint(prefix, {"w": torch.full((2,), 7.0), "global_step": torch.tensor(2)}, 2)
+    monkeypatch.setattr(_format.os, "replace", real_replace)
+    _format._VERIFIED.clear()
+    tensors, meta = load_checkpoint(prefix)
+    assert meta["global_step"] == 2
+    new_in_place = killed_at > 2  # the tensors were renamed (the second rename) before the kill
+    assert set(tensors) == ({"w", "global_step"} if new_in_place else set(_state(2)) | {"global_step"})
+    assert checkpoint_exists(prefix) and latest_checkpoint(tmp_path) == prefix
+    assert load_variable(prefix, "global_step") == 2 and dict(list_variables(prefix))["global_step"] == []
+
+
+def test_a_reader_between_the_renames_of_an_overwrite_reads_the_new_checkpoint(tmp_path, monkeypatch):
+    from torchestimator._engine.checkpoint import _format
+
+    prefix = CheckpointManager(tmp_path).save(2, _state(2))
+    real_replace, seen = os.replace, []
+
+    def replace(src, dst):
+        real_replace(src, dst)
+        if dst == prefix + ".safetensors":  # new tensors, old metadata still in place
+            _format._VERIFIED.clear()
+            seen.append((load_checkpoint(prefix)[0]["w"].tolist(), checkpoint_exists(prefix)))
+
+    monkeypatch.setattr(_format.os, "replace", replace)
+    _format.write_checkpoint(prefix, {"w": torch.full((2,), 7.0), "global_step": torch.tensor(2)}, 2)
+    assert seen == [([7.0, 7.0], True)]
+    assert not os.path.exists(prefix + ".json.next")
+    assert load_checkpoint(prefix)[0]["w"].tolist() == [7.0, 7.0]
+
+
 def test_keep_checkpoint_every_n_hours_preserves_with_injected_clock(tmp_path):
     clock = FakeClock(0.0)
     mgr = CheckpointManager(tmp_path, max_to_keep=2, keep_checkpoint_every_n_hours=1.0, clock=clock)

@@ -23,7 +23,10 @@ safetensors file matches. Both files are written to temporary names, fsynced,
 and renamed (tensors first, then JSON), then the index file `<dir>/checkpoint`
 (TensorFlow's `CheckpointState` text format, relative paths) is rewritten
 atomically; a crash at any moment leaves the previous complete checkpoint
-reachable. Loading never unpickles.
+reachable. Overwriting a checkpoint that exists (a resumed run re-saves the step it
+restored, as TensorFlow does) puts the new metadata in place as `<prefix>.json.next`
+before the tensors: a reader, or a restart after a kill, that finds the new tensor file
+under the old metadata checks it against that file. Loading never unpickles.
 
 A directory may be the URL of an object store (`s3://`, `gs://`, `memory://`; see
 `storage.py`). A store has no rename: each file is one upload that appears whole, the

@@ -31,6 +31,10 @@ FORMAT_VERSION = 1
 INDEX_FILENAME = "checkpoint"
 TENSORS_SUFFIX = ".safetensors"
 METADATA_SUFFIX = ".json"
+#: While a checkpoint that already exists is overwritten (a resumed run re-saves the step it
+#: restored, as TensorFlow does), its new metadata waits under this suffix: a reader whose
+#: `<prefix>.json` does not match the tensor file tries it (see `write_checkpoint`).
+PENDING_METADATA_SUFFIX = ".json.next"
 _TMP_PREFIX = ".tmp-ckpt-"
 _FORMAT_NAME = "torchestimator.checkpoint"
 METADATA_CHECKSUM = "metadata_sha256"
@@ -69,7 +73,30 @@ def _signature(prefix: str) -> tuple | None:
 
 
 def _read_metadata(prefix: str) -> dict[str, Any]:
-    json_path = prefix + METADATA_SUFFIX
+    """The checked metadata of checkpoint `prefix` (its JSON, its size and global_step against
+    the tensor file); while the checkpoint is being overwritten, the new metadata if the new
+    tensor file is already in place."""
+    try:
+        return _read_metadata_file(prefix, prefix + METADATA_SUFFIX)
+    except CorruptCheckpointError as first:
+        pending = _pending_metadata(prefix)
+        if pending is None:
+            raise first from None
+        return pending
+
+
+def _pending_metadata(prefix: str) -> dict[str, Any] | None:
+    """The metadata of an overwrite in progress (`PENDING_METADATA_SUFFIX`, or `<prefix>.json`
+    again when the writer finished meanwhile) if it agrees with the tensor file; else None."""
+    for path in (prefix + PENDING_METADATA_SUFFIX, prefix + METADATA_SUFFIX):
+        try:
+            return _read_metadata_file(prefix, path)
+        except (CorruptCheckpointError, FileNotFoundError):
+            continue
+    return None
+
+
+def _read_metadata_file(prefix: str, json_path: str) -> dict[str, Any]:
     tensors_path = prefix + TENSORS_SUFFIX
     if not storage.exists(json_path):
         if storage.exists(tensors_path):
@@ -236,6 +263,26 @@ def _check_bytes(prefix: str, data: bytes, metadata: dict[str, Any]) -> None:
         )
 
 
+def read_verified(prefix: str) -> tuple[dict[str, Any], bytes]:
+    """`(metadata, tensor file bytes)` of checkpoint `prefix`, the bytes checked against the
+    metadata's size and SHA-256. A tensor file that fails the check while the checkpoint is
+    being overwritten is checked against the new metadata before it is called corrupt."""
+    metadata = _read_metadata(prefix)
+    data = storage.read_bytes(prefix + TENSORS_SUFFIX)
+    try:
+        _check_bytes(prefix, data, metadata)
+    except CorruptCheckpointError as first:
+        for path in (prefix + PENDING_METADATA_SUFFIX, prefix + METADATA_SUFFIX):
+            try:
+                candidate = _read_metadata_file(prefix, path)
+            except (CorruptCheckpointError, FileNotFoundError):
+                continue
+            if candidate["sha256"] == sha256(data) and candidate["size_bytes"] == len(data):
+                return candidate, data
+        raise first from None
+    return metadata, data
+
+
 def _verify(prefix: str) -> dict[str, Any]:
     """Returns the metadata of a complete checkpoint; raises CorruptCheckpointError/FileNotFoundError."""
     if _tf.is_tf(prefix, METADATA_SUFFIX):  # TensorFlow's own format (`_tf_formats`)
@@ -245,9 +292,7 @@ def _verify(prefix: str) -> dict[str, Any]:
     cached = _VERIFIED.get(key)
     if sig is not None and cached is not None and cached[0] == sig:
         return cached[1]
-    metadata = _read_metadata(prefix)
-    data = storage.read_bytes(prefix + TENSORS_SUFFIX)
-    _check_bytes(prefix, data, metadata)
+    metadata, _ = read_verified(prefix)
     if sig is not None and sig == _signature(prefix):
         if len(_VERIFIED) > 10000:
             _VERIFIED.clear()
@@ -297,6 +342,7 @@ def _delete_checkpoint(prefix: str) -> None:
     # The metadata goes first: without it the checkpoint is incomplete at once.
     _remove(prefix + METADATA_SUFFIX)
     _remove(prefix + TENSORS_SUFFIX)
+    _remove(prefix + PENDING_METADATA_SUFFIX)
     _VERIFIED.pop(storage.abspath(prefix), None)
 
 
@@ -330,7 +376,11 @@ def write_checkpoint(
     """Writes checkpoint `prefix` (`<prefix>.safetensors` and `<prefix>.json`) atomically.
 
     Both files are fully written and fsynced under temporary names before either is
-    renamed (tensors first, then the metadata that completes the checkpoint). The index
+    renamed (tensors first, then the metadata that completes the checkpoint). When
+    `prefix` already holds a checkpoint, two renames cannot replace its pair at once: the
+    new metadata is first put in place as `<prefix>.json.next`, then the tensors, then the
+    metadata, so that a reader (or a restart after a kill) between them finds the new
+    tensor file together with the metadata that describes it. The index
     file is not touched (see `write_index`). `global_step` is recorded in the metadata;
     `extra` is any JSON-able dict stored with it.
 
@@ -366,8 +416,13 @@ def write_checkpoint(
         # An object store has no rename: each file is one upload that appears whole, the
         # tensors first and the metadata (which completes the checkpoint) last.
         try:
+            overwrite = storage.exists(prefix + METADATA_SUFFIX)
+            if overwrite:
+                storage.write_bytes(prefix + PENDING_METADATA_SUFFIX, meta_bytes)
             storage.write_bytes(prefix + TENSORS_SUFFIX, data)
             storage.write_bytes(prefix + METADATA_SUFFIX, meta_bytes)
+            if overwrite:
+                storage.remove(prefix + PENDING_METADATA_SUFFIX)
         except OSError as e:
             raise _unwritable(directory, e) from e
         _VERIFIED.pop(storage.abspath(prefix), None)
@@ -383,8 +438,14 @@ def write_checkpoint(
         _remove(tmp_tensors)
         raise
     try:
-        os.replace(tmp_tensors, prefix + TENSORS_SUFFIX)
-        os.replace(tmp_meta, prefix + METADATA_SUFFIX)
+        if os.path.exists(prefix + METADATA_SUFFIX):
+            os.replace(tmp_meta, prefix + PENDING_METADATA_SUFFIX)
+            fsync_dir(directory)
+            os.replace(tmp_tensors, prefix + TENSORS_SUFFIX)
+            os.replace(prefix + PENDING_METADATA_SUFFIX, prefix + METADATA_SUFFIX)
+        else:
+            os.replace(tmp_tensors, prefix + TENSORS_SUFFIX)
+            os.replace(tmp_meta, prefix + METADATA_SUFFIX)
     finally:
         _remove(tmp_tensors)
         _remove(tmp_meta)

@@ -16,9 +16,9 @@ from torchestimator._engine.checkpoint._format import (
     METADATA_SUFFIX,
     TENSORS_SUFFIX,
     CorruptCheckpointError,
-    _check_bytes,
     _read_metadata,
     _step_mismatch,
+    read_verified,
 )
 from torchestimator._engine.checkpoint._index import _resolve_prefix
 from torchestimator._engine.state_io import (
@@ -56,10 +56,8 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
     prefix = _resolve_prefix(prefix)
     if _tf.is_tf(prefix, METADATA_SUFFIX):  # metadata["format"] == "tensorflow"
         return _tf.load_tf_checkpoint(prefix)
-    metadata = _read_metadata(prefix)
+    metadata, data = read_verified(prefix)
     tensors_path = prefix + TENSORS_SUFFIX
-    data = storage.read_bytes(tensors_path)
-    _check_bytes(prefix, data, metadata)
     try:
         tensors = tensors_from_bytes(data, source=tensors_path)
     except ValueError as e:
