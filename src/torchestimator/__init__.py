@@ -68,7 +68,7 @@ _NAMESPACES = (
 _KERAS_ALIASES = {
     "optimizers": "torchestimator.keras.optimizers", "losses": "torchestimator.keras.losses",
     "metrics": "torchestimator.keras.metrics", "initializers": "torchestimator.keras.initializers",
-    "nest": "torchestimator.keras.engine.nest",
+    "nest": "torchestimator._ops.nest",
 }
 _INITIALIZERS = {
     "random_normal_initializer": "RandomNormal", "random_uniform_initializer": "RandomUniform",

@@ -11,7 +11,6 @@ without recording gradients and return the variable (what `tf.group` takes).
 from __future__ import annotations
 
 import copy
-import threading
 from typing import Any
 
 import numpy as np
@@ -20,14 +19,9 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.name_scopes import _SCOPE, current_name_scope  # noqa: F401 (re-exported)
 
 _NAME_COUNTS: dict[str, int] = {}
-_SCOPE = threading.local()  # the `tf.name_scope` prefix of this thread ('' or 'outer/inner/')
-
-
-def current_name_scope() -> str:
-    """The active `tf.name_scope` prefix ('' outside any scope, else ending in '/')."""
-    return getattr(_SCOPE, "prefix", "")
 
 
 def _unique_variable_name(base: str) -> str:

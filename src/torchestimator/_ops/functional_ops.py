@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops import nest
 from torchestimator._ops.convert import convert_to_tensor
-from torchestimator.keras.engine import nest
 
 __all__ = ["foldl", "foldr", "map_fn", "scan", "vectorized_map"]
 

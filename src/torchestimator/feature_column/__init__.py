@@ -25,6 +25,7 @@ from torchestimator.feature_column._base import (
     SparseIds,
     TensorSequenceLengthPair,
 )
+from torchestimator.feature_column._parse_example_spec import make_parse_example_spec
 from torchestimator.feature_column._transform import FeatureTransformationCache
 from torchestimator.feature_column.categorical import (
     HashedCategoricalColumn,
@@ -51,11 +52,6 @@ from torchestimator.feature_column.numeric import (
     bucketized_column,
     numeric_column,
 )
-from torchestimator.feature_column.parse_spec import (
-    FixedLenFeature,
-    VarLenFeature,
-    make_parse_example_spec,
-)
 from torchestimator.feature_column.sequence import (
     SequenceCategoricalColumn,
     SequenceNumericColumn,
@@ -74,6 +70,10 @@ from torchestimator.feature_column.serialization import (
 from torchestimator.feature_column.weighted import (
     WeightedCategoricalColumn,
     weighted_categorical_column,
+)
+from torchestimator.io._parse_spec import (
+    FixedLenFeature,
+    VarLenFeature,
 )
 
 _LAZY = {

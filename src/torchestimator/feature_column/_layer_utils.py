@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._torch_private import view_base
 from torchestimator.feature_column import serialization
 from torchestimator.feature_column._base import FeatureColumn
 
@@ -177,10 +178,10 @@ def _stack(features: Mapping[str, Any], keys: tuple[str, ...], may_share: bool =
     if any(v.shape[0] != size for v in values):
         return None
     if may_share:
-        base = values[0]._base
+        base = view_base(values[0])
         width = len(values)
         if (base is not None and base.shape == (size, width) and base.is_contiguous() and all(
-                v._base is base and v.stride() == (width,) and v.storage_offset() == base.storage_offset() + j
+                view_base(v) is base and v.stride() == (width,) and v.storage_offset() == base.storage_offset() + j
                 for j, v in enumerate(values))):
             return base
     return torch.stack(values, dim=1)

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from torchestimator._engine.object_scope import current_scope
+from torchestimator._torch_private import version
 from torchestimator.feature_column import _inputs, _string_memo
 
 _LAST_BATCH = threading.local()
@@ -61,7 +62,7 @@ class FeatureTransformationCache:
             _LAST_BATCH.entry = None
             return cls(features)
         items = tuple(features.items())
-        versions = tuple([v._version if isinstance(v, torch.Tensor) else None for v in features.values()])
+        versions = tuple([version(v) if isinstance(v, torch.Tensor) else None for v in features.values()])
         last = getattr(_LAST_BATCH, "entry", None)
         if (
             last is not None and last[0] is features and len(last[1]) == len(items)

@@ -30,7 +30,7 @@ from torchestimator.feature_column._base import (
     check_positive_int,
     dense_layout,
 )
-from torchestimator.feature_column.parse_spec import var_len_for
+from torchestimator.io._parse_spec import var_len_for
 
 
 def _string_or_int_dtype(dtype: Any, column: str, what: str = "dtype") -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 
 from torchestimator import _dtypes
 from torchestimator.feature_column import categorical
+from torchestimator.feature_column._parse_example_spec import make_parse_example_spec
 from torchestimator.feature_column.categorical import (
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
@@ -23,7 +24,6 @@ from torchestimator.feature_column.embedding import shared_embeddings as shared_
 from torchestimator.feature_column.indicator import indicator_column
 from torchestimator.feature_column.linear import linear_model
 from torchestimator.feature_column.numeric import bucketized_column, numeric_column
-from torchestimator.feature_column.parse_spec import make_parse_example_spec
 from torchestimator.feature_column.sequence import (
     sequence_categorical_column_with_hash_bucket,
     sequence_categorical_column_with_identity,

@@ -27,7 +27,7 @@ from torchestimator.feature_column._base import (
     SparseIds,
     dense_layout,
 )
-from torchestimator.feature_column.parse_spec import VarLenFeature
+from torchestimator.io._parse_spec import VarLenFeature
 
 
 def _leaf_keys(keys: tuple) -> list[Any]:

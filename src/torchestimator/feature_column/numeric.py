@@ -21,7 +21,7 @@ from torchestimator.feature_column._base import (
     check_key,
     dense_layout,
 )
-from torchestimator.feature_column.parse_spec import FixedLenFeature
+from torchestimator.io._parse_spec import FixedLenFeature
 
 
 class ZScoreNormalizer:

@@ -33,7 +33,7 @@ from torchestimator.feature_column.categorical import (
     categorical_column_with_vocabulary_list,
 )
 from torchestimator.feature_column.numeric import _normalize_shape, _numeric_dtype
-from torchestimator.feature_column.parse_spec import VarLenFeature
+from torchestimator.io._parse_spec import VarLenFeature
 
 
 @serialization.register_column

@@ -10,7 +10,7 @@ import torch
 from torchestimator import _dtypes
 from torchestimator.feature_column import _inputs, serialization
 from torchestimator.feature_column._base import CategoricalColumn, IdWeightPair, check_key
-from torchestimator.feature_column.parse_spec import VarLenFeature
+from torchestimator.io._parse_spec import VarLenFeature
 
 
 @serialization.register_column

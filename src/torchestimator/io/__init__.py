@@ -19,14 +19,14 @@ from torchestimator._ops.image_codecs import (
     write_file,
 )
 from torchestimator._ops.image_ops import decode_jpeg, decode_png, encode_jpeg, encode_png
-from torchestimator.feature_column.parse_spec import (
+from torchestimator.io import gfile
+from torchestimator.io._decode_csv import decode_csv
+from torchestimator.io._parse_example import parse_example, parse_single_example
+from torchestimator.io._parse_spec import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
 )
-from torchestimator.io import gfile
-from torchestimator.io._decode_csv import decode_csv
-from torchestimator.io._parse_example import parse_example, parse_single_example
 from torchestimator.io._sequence_example import (
     parse_sequence_example,
     parse_single_sequence_example,

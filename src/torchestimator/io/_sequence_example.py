@@ -21,10 +21,10 @@ from google.protobuf.message import DecodeError
 
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator.errors import InvalidArgumentError
-from torchestimator.feature_column.parse_spec import FixedLenSequenceFeature, VarLenFeature
 from torchestimator.io._columns import example_label
 from torchestimator.io._example_proto import SequenceExample
 from torchestimator.io._parse_example import _as_batch, _names, _unbatch, parse_example
+from torchestimator.io._parse_spec import FixedLenSequenceFeature, VarLenFeature
 from torchestimator.io._proto_parse import kind_error
 from torchestimator.io._specs import LIST_KINDS, ParseSpec, check_specs
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator import _dtypes
-from torchestimator.feature_column.parse_spec import (
+from torchestimator.io._parse_spec import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,

@@ -61,7 +61,7 @@ def parse_spec_to_json(spec: Any) -> dict[str, Any]:
 
 def parse_spec_from_json(data: Mapping[str, Any]) -> Any:
     """The inverse of `parse_spec_to_json`: the `tf.io` parse spec object."""
-    from torchestimator.feature_column import parse_spec
+    from torchestimator.io import _parse_spec as parse_spec
 
     kind = data["kind"]
     dtype = _dtypes.as_dtype(data["dtype"])

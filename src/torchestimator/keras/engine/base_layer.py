@@ -60,9 +60,9 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._engine.object_scope import ReusableMeta, current_scope
 from torchestimator._gradient_tape import recording
+from torchestimator._ops import nest
 from torchestimator._variable import Variable
 from torchestimator.keras.backend import _state
-from torchestimator.keras.engine import nest
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.input_spec import InputSpec, assert_input_compatibility
 from torchestimator.keras.engine.keras_tensor import KerasTensor, is_symbolic

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator.keras.engine import nest, one_hot_labels
+from torchestimator._ops import nest
+from torchestimator.keras.engine import one_hot_labels
 
 logger = logging.getLogger("torchestimator")
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.input_layer import InputLayer
 from torchestimator.keras.engine.input_spec import _fmt
 from torchestimator.keras.engine.keras_tensor import KerasTensor

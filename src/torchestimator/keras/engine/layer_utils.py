@@ -10,7 +10,8 @@ import numpy as np
 import torch
 import torch.nn.modules.module as _torch_module
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
+from torchestimator._torch_private import is_tracing
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 
@@ -83,7 +84,7 @@ def _first_tensor(value: Any) -> torch.Tensor | None:
     return None
 
 
-_is_tracing = torch._C._is_tracing  # what torch.jit.is_tracing() returns outside TorchScript
+_is_tracing = is_tracing  # what torch.jit.is_tracing() returns outside TorchScript
 
 
 def _has_hooks(module: torch.nn.Module) -> bool:

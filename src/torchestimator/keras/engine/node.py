@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.keras_tensor import KerasHistory, KerasTensor
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import torch
 
+from torchestimator._torch_private import version
+
 _ATTRIBUTE = "_keras_class_ids"
 
 
@@ -45,13 +47,13 @@ def class_ids_of(labels: torch.Tensor) -> torch.Tensor | None:
 
 def tag(labels: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     """Attaches the class ids `ids` ([batch] int64) to the label batch `labels`; returns it."""
-    setattr(labels, _ATTRIBUTE, (ids, labels._version))
+    setattr(labels, _ATTRIBUTE, (ids, version(labels)))
     return labels
 
 
 def class_ids(labels: torch.Tensor) -> torch.Tensor | None:
     """The class ids tagged on `labels`, or None when it has none or was modified in place since."""
     tagged = getattr(labels, _ATTRIBUTE, None)
-    if tagged is None or tagged[1] != labels._version:
+    if tagged is None or tagged[1] != version(labels):
         return None
     return tagged[0]

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 

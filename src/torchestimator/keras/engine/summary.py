@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 
 
 def _fmt_shape(shape: Any) -> str:

@@ -23,7 +23,7 @@ import torch
 from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
     LossesContainer,

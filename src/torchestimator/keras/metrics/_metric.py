@@ -20,6 +20,7 @@ import torch
 
 from torchestimator._dtypes import as_dtype, dtype_name
 from torchestimator._engine.object_scope import ReusableABCMeta
+from torchestimator._torch_private import view_base
 from torchestimator.keras.backend import floatx, unique_object_name
 from torchestimator.keras.metrics._variable import StateVariable
 
@@ -42,7 +43,7 @@ def _plain_result(metric: Metric, value: Any) -> Any:
     if isinstance(value, torch.Tensor):
         if isinstance(value, StateVariable):
             return value.detach().clone().as_subclass(torch.Tensor)
-        if value._base is not None:  # a view: copy it when it views a state variable
+        if view_base(value) is not None:  # a view: copy it when it views a state variable
             ptr = value.untyped_storage().data_ptr()
             if any(v.untyped_storage().data_ptr() == ptr for v in metric.variables):
                 return value.detach().clone()

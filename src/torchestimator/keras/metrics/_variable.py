@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._torch_private import disabled_torch_function_impl
+
 
 class StateVariable(torch.Tensor):
     """A metric state tensor that supports `assign`, `assign_add`, `assign_sub` and `numpy()`."""
 
-    __torch_function__ = torch._C._disabled_torch_function_impl
+    __torch_function__ = disabled_torch_function_impl
 
     @staticmethod
     def __new__(cls, data: torch.Tensor, name: str = "variable") -> StateVariable:

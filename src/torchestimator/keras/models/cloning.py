@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.functional import Functional
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.keras_tensor import KerasTensor

@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from torchestimator._torch_private import flatten_dense_tensors
+
 #: Groups of more elements than this are updated tensor by tensor (copying the weights and
 #: gradients twice would cost more than the per-tensor dispatch it saves).
 MAX_ELEMENTS = 1 << 15
@@ -107,7 +109,7 @@ def _flatten(tensors: list[torch.Tensor]) -> torch.Tensor:
     """The tensors' values one after another in a new 1-D tensor (one C++ call:
     `torch._utils._flatten_dense_tensors` without its Python wrapper; a Python list of
     `reshape(-1)` views and a `cat` cost twice as much for a dozen small tensors)."""
-    return torch._C._nn.flatten_dense_tensors(tensors)
+    return flatten_dense_tensors(tensors)
 
 
 def _views(flat: torch.Tensor, params: list[torch.Tensor], sizes: list[int]) -> list[torch.Tensor]:

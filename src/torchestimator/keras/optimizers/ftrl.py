@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._torch_private import version
 from torchestimator.keras.optimizers._kernel import Tensors, TorchKernel
 from torchestimator.keras.optimizers.optimizer import Optimizer, _number
 from torchestimator.keras.saving import _registry
@@ -94,7 +95,7 @@ class FtrlKernel(TorchKernel):
         kept = self._kept_powers
         if (
             kept is not None and kept[0] is accumulators and kept[1] == power
-            and kept[2] == [a._version for a in accumulators]
+            and kept[2] == [version(a) for a in accumulators]
         ):
             return kept[3]
         return _powers(accumulators, power)
@@ -105,7 +106,7 @@ class FtrlKernel(TorchKernel):
         if sum(a.numel() for a in accumulators) > _MAX_KEPT_POWERS:
             self._kept_powers = None
             return
-        self._kept_powers = (accumulators, power, [a._version for a in accumulators], powers)
+        self._kept_powers = (accumulators, power, [version(a) for a in accumulators], powers)
 
     def invalidate_cache(self) -> None:
         """Forgets the cached slot lists and the kept accumulator powers."""

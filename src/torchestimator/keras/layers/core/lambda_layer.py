@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator.keras.engine import nest
+from torchestimator._ops import nest
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.core._function_serialization import (
