@@ -8,6 +8,7 @@ signature's inputs.
 from torchestimator.saved_model._builder import ExportError
 from torchestimator.saved_model._keras_export import save
 from torchestimator.saved_model._loaded import LoadedSavedModel, Signature, load
+from torchestimator.saved_model._options import Asset, LoadOptions, SaveOptions
 
 SERVING = "serve"
 TRAINING = "train"
@@ -23,6 +24,19 @@ REGRESS_INPUTS = "inputs"
 REGRESS_OUTPUTS = "outputs"
 PREDICT_INPUTS = "inputs"
 PREDICT_OUTPUTS = "outputs"
+GPU = "gpu"
+TPU = "tpu"
+# TF's SavedModel layout names (`tf.saved_model.*`); an export here keeps its own layout
+# (`saved_model/_layout.py`), and the names are kept for programs that build paths with them.
+ASSETS_DIRECTORY = "assets"
+ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+SAVED_MODEL_SCHEMA_VERSION = 1
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"
 
 
 def contains_saved_model(export_dir: str) -> bool:

@@ -8,6 +8,7 @@ from torchestimator.estimator.export._receivers import (
 )
 from torchestimator.saved_model._export_output import (
     ClassificationOutput,
+    EvalOutput,
     ExportOutput,
     PredictOutput,
     RegressionOutput,
