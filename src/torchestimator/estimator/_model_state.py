@@ -153,8 +153,10 @@ class ModelState:
                     continue
                 seen.add(id(tensor))
                 keras_name = getattr(tensor, "_keras_name", None)
-                if "." not in key and keras_name and keras_name.startswith(layer.name + "/"):
-                    name = keras_name  # a weight of the layer itself: its TF-style name
+                if keras_name and keras_name.startswith(layer.name + "/"):
+                    # a weight of the layer itself, or of an inner layer named under it (an RNN's
+                    # cell 'rnn_model/rnn/lstm_cell'): its TF-style name
+                    name = keras_name
                 else:
                     name = f"{layer.name}/{key.replace('.', '/')}"
                 if name in out:

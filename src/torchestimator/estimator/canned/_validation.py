@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from torchestimator.feature_column import CategoricalColumn, DenseColumn, FeatureColumn
-from torchestimator.feature_column._base import is_sequence_categorical
+from torchestimator.feature_column._base import SequenceDenseColumn, is_sequence_categorical
 
 
 def validate_features(features: Any) -> None:
@@ -59,6 +59,23 @@ def dense_columns(columns: Any, argument: str, owner: str, required: bool = True
                 f"{owner}: {argument} must be dense columns (numeric, bucketized, embedding or "
                 f"indicator); {column.name!r} is a {type(column).__name__}. Wrap a categorical "
                 "column with tf.feature_column.embedding_column or indicator_column."
+            )
+    return tuple(columns)
+
+
+def sequence_columns(columns: Any, argument: str, owner: str) -> tuple:
+    """Checks the sequence columns of an RNN: sequence numeric columns, or embedding/indicator
+    columns over sequence categorical columns; returns them as a tuple."""
+    columns = _as_column_list(columns if columns is not None else [], argument, owner)
+    if not columns:
+        raise ValueError(f"{owner}: {argument} must not be empty.")
+    for column in columns:
+        if not isinstance(column, SequenceDenseColumn):
+            raise ValueError(
+                f"{owner}: {argument} must be sequence columns (sequence_numeric_column, or "
+                "embedding_column / indicator_column over sequence_categorical_column_with_*); "
+                f"{column.name!r} is a {type(column).__name__}. Put non-sequence columns in "
+                "context_feature_columns."
             )
     return tuple(columns)
 

@@ -1,6 +1,7 @@
 """`tf.estimator.experimental`: early stopping on eval results, stopping at a checkpoint step,
-and evaluation inside the training process (`InMemoryEvaluatorHook`)."""
+evaluation inside the training process (`InMemoryEvaluatorHook`), and the RNN estimators."""
 
+from torchestimator.estimator.canned.rnn import RNNClassifier, RNNEstimator
 from torchestimator.estimator.experimental._in_memory_evaluator import InMemoryEvaluatorHook
 from torchestimator.estimator.hooks.early_stopping import (
     make_early_stopping_hook,

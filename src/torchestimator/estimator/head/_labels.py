@@ -164,7 +164,8 @@ def classes_of(class_ids: torch.Tensor, n_classes: int, vocabulary: Sequence[str
 
 
 def all_classes(batch_shape: tuple, n_classes: int, vocabulary: Sequence[str] | None) -> np.ndarray:
-    """Every class name for every example: a numpy object array [*batch_shape, n_classes]."""
+    """Every class name for every example: a numpy object array [*batch_shape, n_classes]
+    (the heads pass the first dimension only, as TF tiles it)."""
     names = class_names(n_classes, vocabulary)
     shape = tuple(batch_shape) + (n_classes,)
     if export_capture.active() is None:
@@ -173,6 +174,7 @@ def all_classes(batch_shape: tuple, n_classes: int, vocabulary: Sequence[str] | 
 
 
 def all_class_ids(logits: torch.Tensor, n_classes: int) -> torch.Tensor:
-    """`[0, ..., n_classes - 1]` for every example: int32 [*batch_shape, n_classes]."""
+    """`[0, ..., n_classes - 1]` for every example: int32 [batch_size, n_classes] (one row per
+    example of the first dimension, also for logits of higher rank, as TF tiles it)."""
     ids = torch.arange(n_classes, dtype=torch.int32, device=logits.device)
-    return ids.expand(tuple(logits.shape[:-1]) + (n_classes,))
+    return ids.expand((logits.shape[0], n_classes))

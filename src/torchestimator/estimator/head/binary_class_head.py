@@ -161,7 +161,7 @@ class BinaryClassHead(base_head.Head):
         if pk.ALL_CLASS_IDS in keys:
             out[pk.ALL_CLASS_IDS] = _labels.all_class_ids(logits, 2)
         if pk.ALL_CLASSES in keys:
-            out[pk.ALL_CLASSES] = _labels.all_classes(tuple(logits.shape[:-1]), 2, self._label_vocabulary)
+            out[pk.ALL_CLASSES] = _labels.all_classes((logits.shape[0],), 2, self._label_vocabulary)
         return out
 
     def _step_predictions(self, logits: torch.Tensor) -> dict:

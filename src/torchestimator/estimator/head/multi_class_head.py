@@ -154,7 +154,7 @@ class MultiClassHead(base_head.Head):
             out[pk.ALL_CLASS_IDS] = _labels.all_class_ids(logits, self._n_classes)
         if pk.ALL_CLASSES in keys:
             out[pk.ALL_CLASSES] = _labels.all_classes(
-                tuple(logits.shape[:-1]), self._n_classes, self._label_vocabulary
+                (logits.shape[0],), self._n_classes, self._label_vocabulary
             )
         return out
 

@@ -177,7 +177,7 @@ class MultiLabelHead(base_head.Head):
             out[PredictionKeys.PROBABILITIES] = torch.sigmoid(logits)
         if PredictionKeys.CLASSES in keys:
             out[PredictionKeys.CLASSES] = _labels.all_classes(
-                tuple(logits.shape[:-1]), self._n_classes, self._label_vocabulary
+                (logits.shape[0],), self._n_classes, self._label_vocabulary
             )
         return out
 
