@@ -59,7 +59,7 @@ _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
     "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
     "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration", "version",
-    "audio", "autograph", "signal",
+    "audio", "autograph", "signal", "lookup",
 )
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import torch
 
 from torchestimator import _dtypes, _hashing
@@ -31,6 +30,7 @@ from torchestimator.feature_column._base import (
     dense_layout,
 )
 from torchestimator.io._parse_spec import var_len_for
+from torchestimator.lookup._tables import vocabulary_ids
 
 
 def _string_or_int_dtype(dtype: Any, column: str, what: str = "dtype") -> Any:
@@ -234,23 +234,6 @@ def categorical_column_with_hash_bucket(
     return HashedCategoricalColumn(key, hash_bucket_size, dtype)
 
 
-def _lookup(values: Any, vocab: pa.Array, num_oov_buckets: int, default_value: int) -> np.ndarray:
-    """Returns the vocabulary index of each of `values` (Arrow strings, or int64 numbers), or its OOV id."""
-    if not isinstance(values, pa.Array):
-        values = pa.array(values, type=pa.int64())
-    found = pc.index_in(values, value_set=vocab)
-    ids = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    oov = ids < 0
-    if oov.any():
-        if num_oov_buckets:
-            oov_idx = np.nonzero(oov)[0]
-            missing = values.take(pa.array(oov_idx))
-            ids[oov_idx] = len(vocab) + _hashing.hash_bucket(missing, num_oov_buckets)
-        else:
-            ids[oov] = default_value
-    return ids
-
-
 class _VocabularyBase(_CategoricalBase):
     @property
     def num_buckets(self) -> int:
@@ -282,7 +265,7 @@ class _VocabularyBase(_CategoricalBase):
 
     def _ids_of(self, values: Any) -> np.ndarray:
         default = -1 if self.default_value is None else int(self.default_value)
-        return _lookup(values, self._vocab_array, self.num_oov_buckets, default)
+        return vocabulary_ids(values, self._vocab_array, self.num_oov_buckets, default)
 
     @functools.cached_property
     def _ids_memo(self) -> _string_memo.StringMemo:
