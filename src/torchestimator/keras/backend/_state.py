@@ -67,7 +67,8 @@ def set_floatx(value: str) -> None:
     global _FLOATX
     if value not in ("float16", "bfloat16", "float32", "float64"):
         raise ValueError(
-            f"Unknown floatx type: {value!r}; expected 'float16', 'bfloat16', 'float32' or 'float64'"
+            f"Unknown `floatx` value: {value}. "
+            "Expected one of {'float16', 'bfloat16', 'float32', 'float64'}"
         )
     _FLOATX = value
 
@@ -88,14 +89,15 @@ def image_data_format() -> str:
     return _IMAGE_DATA_FORMAT
 
 
-def set_image_data_format(value: str) -> None:
+def set_image_data_format(data_format: str) -> None:
     """Sets the default image layout: 'channels_last' or 'channels_first'."""
     global _IMAGE_DATA_FORMAT
-    if value not in ("channels_last", "channels_first"):
+    if data_format not in ("channels_last", "channels_first"):
         raise ValueError(
-            f"data_format must be 'channels_last' or 'channels_first'; received {value!r}"
+            f"Unknown `data_format`: {data_format}. "
+            "Expected one of {'channels_last', 'channels_first'}"
         )
-    _IMAGE_DATA_FORMAT = value
+    _IMAGE_DATA_FORMAT = str(data_format)
 
 
 def get_value(x: object) -> object:
