@@ -65,11 +65,7 @@ def test_adam_config_has_exactly_keras_keys():
     }
 
 
-@pytest.mark.parametrize("cls", [c for c, *_ in DEFAULTS])
-def test_config_round_trip(cls):
-    optimizer = cls(learning_rate=0.05, clipnorm=2.0)
-    clone = cls.from_config(optimizer.get_config())
-    assert clone.get_config() == optimizer.get_config()
+# The config round trip of every optimizer: test_optimizers_harness.py (check_optimizer).
 
 
 # --- clipping ----------------------------------------------------------------------------------

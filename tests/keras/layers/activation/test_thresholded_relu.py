@@ -1,16 +1,11 @@
 """`ThresholdedReLU`: `x` where `x > theta` else 0; theta checks; config and `.keras` round
 trips. Values against TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -30,9 +25,8 @@ def test_values():
 def test_config_and_keras_round_trip(tmp_path):
     layer = layers.ThresholdedReLU(theta=0.3)
     assert layer.get_config()["theta"] == pytest.approx(0.3)
-    x = torch.randn(3, 4)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.ThresholdedReLU(0.1), x, tmp_path)
+    check_layer(layers.ThresholdedReLU, {"theta": 0.3}, (3, 4), expected_output_shape=(3, 4), tmp_dir=tmp_path)
+    check_layer(layers.ThresholdedReLU, {"theta": 0.1}, (3, 4), tmp_dir=tmp_path)
 
 
 @pytest.mark.parametrize("theta,match", [(None, "cannot be None"), (-0.1, ">=0"), ("1", "float")])

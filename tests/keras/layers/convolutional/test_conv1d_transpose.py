@@ -2,16 +2,11 @@
 config and `.keras` round trips, errors. Values against TF 2.15: tests/keras/parity/
 test_parity_layers_31.py (fixtures/layers_31.npz)."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -75,9 +70,11 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.Conv1DTranspose(3, 3, strides=2, padding="same", output_padding=1, activation="relu")
     config = layer.get_config()
     assert config["output_padding"] == (1,) and config["strides"] == (2,)
-    x = torch.randn(2, 4, 2)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.Conv1DTranspose(3, 2, strides=2), x, tmp_path)
+    check_layer(layers.Conv1DTranspose, {"filters": 3, "kernel_size": 3, "strides": 2, "padding": "same",
+                                          "output_padding": 1, "activation": "relu"}, (2, 4, 2),
+                expected_output_shape=(2, 8, 3), tmp_dir=tmp_path)
+    check_layer(layers.Conv1DTranspose, {"filters": 3, "kernel_size": 2, "strides": 2}, (2, 4, 2),
+                expected_output_shape=(2, 8, 3), tmp_dir=tmp_path)
 
 
 def test_errors():

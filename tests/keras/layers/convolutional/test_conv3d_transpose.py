@@ -2,16 +2,11 @@
 Keras 2.15's config (no `dilation_rate`), config and `.keras` round trips. Values against
 TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -47,9 +42,10 @@ def test_config_leaves_out_dilation_rate_as_keras(tmp_path):
     layer = layers.Conv3DTranspose(2, 2, strides=2)
     config = layer.get_config()
     assert "dilation_rate" not in config and config["output_padding"] is None
-    x = torch.randn(1, 2, 2, 3, 2)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.Conv3DTranspose(1, 2, padding="same", strides=(1, 2, 1)), x, tmp_path)
+    check_layer(layers.Conv3DTranspose, {"filters": 2, "kernel_size": 2, "strides": 2}, (1, 2, 2, 3, 2),
+                expected_output_shape=(1, 4, 4, 6, 2), tmp_dir=tmp_path)
+    check_layer(layers.Conv3DTranspose, {"filters": 1, "kernel_size": 2, "padding": "same", "strides": (1, 2, 1)},
+                (1, 2, 2, 3, 2), expected_output_shape=(1, 2, 4, 3, 1), tmp_dir=tmp_path)
 
 
 def test_errors():

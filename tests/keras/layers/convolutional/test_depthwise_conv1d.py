@@ -2,17 +2,12 @@
 output channel `c * multiplier + m`; config and `.keras` round trips, errors. Values against
 TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -47,9 +42,10 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.DepthwiseConv1D(2, dilation_rate=2, activation="tanh")
     config = layer.get_config()
     assert "filters" not in config and config["depth_multiplier"] == 1
-    x = torch.randn(2, 6, 3)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.DepthwiseConv1D(3, depth_multiplier=2), x, tmp_path)
+    check_layer(layers.DepthwiseConv1D, {"kernel_size": 2, "dilation_rate": 2, "activation": "tanh"}, (2, 6, 3),
+                expected_output_shape=(2, 4, 3), tmp_dir=tmp_path)
+    check_layer(layers.DepthwiseConv1D, {"kernel_size": 3, "depth_multiplier": 2}, (2, 6, 3),
+                expected_output_shape=(2, 4, 6), tmp_dir=tmp_path)
 
 
 def test_errors():

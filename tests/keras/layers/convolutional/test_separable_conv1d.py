@@ -2,16 +2,11 @@
 with Keras' kernel layouts, causal padding, config and `.keras` round trips. Values against
 TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -57,9 +52,10 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.SeparableConv1D(3, 2, strides=2, activation="relu")
     config = layer.get_config()
     assert "kernel_initializer" not in config and config["pointwise_initializer"]["class_name"] == "GlorotUniform"
-    x = torch.randn(2, 6, 2)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.SeparableConv1D(2, 3, padding="causal"), x, tmp_path)
+    check_layer(layers.SeparableConv1D, {"filters": 3, "kernel_size": 2, "strides": 2, "activation": "relu"},
+                (2, 6, 2), expected_output_shape=(2, 3, 3), tmp_dir=tmp_path)
+    check_layer(layers.SeparableConv1D, {"filters": 2, "kernel_size": 3, "padding": "causal"}, (2, 6, 2),
+                expected_output_shape=(2, 6, 2), tmp_dir=tmp_path)
 
 
 def test_errors():

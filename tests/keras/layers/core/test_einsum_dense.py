@@ -2,16 +2,11 @@
 output shapes, config and `.keras` round trips, equation errors. Values against TF 2.15:
 tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -58,9 +53,10 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.EinsumDense("abc,cd->abd", (None, 4), bias_axes="d")
     config = layer.get_config()
     assert config["output_shape"] == [None, 4] and config["equation"] == "abc,cd->abd"
-    x = torch.randn(2, 3, 5)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.EinsumDense("...b,bc->...c", 2, bias_axes="c"), x, tmp_path)
+    check_layer(layers.EinsumDense, {"equation": "abc,cd->abd", "output_shape": (None, 4), "bias_axes": "d"},
+                (2, 3, 5), expected_output_shape=(2, 3, 4), tmp_dir=tmp_path)
+    check_layer(layers.EinsumDense, {"equation": "...b,bc->...c", "output_shape": 2, "bias_axes": "c"}, (2, 3, 5),
+                expected_output_shape=(2, 3, 2), tmp_dir=tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,10 @@
 """`Identity`: returns its input (any nest), keeps masks; config and `.keras` round trips."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -42,6 +37,5 @@ def test_keeps_the_mask():
 def test_config_and_keras_round_trip(tmp_path):
     layer = layers.Identity(name="idt")
     assert layer.get_config()["name"] == "idt"
-    x = torch.randn(2, 3)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.Identity(), x, tmp_path)
+    check_layer(layers.Identity, {"name": "idt"}, (2, 3), expected_output_shape=(2, 3), tmp_dir=tmp_path)
+    check_layer(layers.Identity, {}, (2, 3, 4), supports_masking=True, tmp_dir=tmp_path)

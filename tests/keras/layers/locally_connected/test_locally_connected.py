@@ -2,16 +2,11 @@
 `implementation`s (which compute the same function), unshared weights, config and `.keras`
 round trips, errors. Values against TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -88,10 +83,13 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.LocallyConnected2D(2, 2, strides=(2, 1), implementation=3, activation="relu")
     config = layer.get_config()
     assert config["implementation"] == 3 and config["strides"] == (2, 1)
-    x = torch.randn(2, 4, 3, 2)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.LocallyConnected2D(2, 2), x, tmp_path)
-    keras_round_trip(layers.LocallyConnected1D(2, 2, implementation=2), torch.randn(2, 5, 3), tmp_path)
+    check_layer(layers.LocallyConnected2D, {"filters": 2, "kernel_size": 2, "strides": (2, 1), "implementation": 3,
+                                             "activation": "relu"}, (2, 4, 3, 2),
+                expected_output_shape=(2, 2, 2, 2), tmp_dir=tmp_path)
+    check_layer(layers.LocallyConnected2D, {"filters": 2, "kernel_size": 2}, (2, 4, 3, 2),
+                expected_output_shape=(2, 3, 2, 2), tmp_dir=tmp_path)
+    check_layer(layers.LocallyConnected1D, {"filters": 2, "kernel_size": 2, "implementation": 2}, (2, 5, 3),
+                expected_output_shape=(2, 4, 2), tmp_dir=tmp_path)
 
 
 def test_errors():

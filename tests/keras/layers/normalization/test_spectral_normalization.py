@@ -3,16 +3,11 @@ training-only normalization of the kernel by its largest singular value (power i
 config with the serialized wrapped layer, `.keras` round trip, errors. Values against TF 2.15
 (kernel and vector_u after a training call): tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -86,10 +81,10 @@ def test_config_and_keras_round_trip(tmp_path):
     sn = layers.SpectralNormalization(layers.Dense(3, activation="relu"), power_iterations=2)
     config = sn.get_config()
     assert config["power_iterations"] == 2 and config["layer"]["class_name"] == "Dense"
-    x = torch.randn(2, 4)
-    config_round_trip(sn, x)
-    loaded = keras_round_trip(layers.SpectralNormalization(layers.Dense(2)), x, tmp_path)
-    assert [w.name.split("/")[-1] for w in loaded.layers[-1].weights][-1] == "vector_u:0"
+    check_layer(layers.SpectralNormalization, {"layer": layers.Dense(3, activation="relu"), "power_iterations": 2},
+                (2, 4), expected_output_shape=(2, 3), tmp_dir=tmp_path)
+    layer = check_layer(layers.SpectralNormalization, {"layer": layers.Dense(2)}, (2, 4), tmp_dir=tmp_path)
+    assert [w.name.split("/")[-1] for w in layer.weights][-1] == "vector_u:0"
 
 
 def test_errors():

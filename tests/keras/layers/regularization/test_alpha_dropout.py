@@ -2,16 +2,11 @@
 (values `a * x + b` or `a * alpha_p + b`, mean 0 and variance 1 kept for standard normal
 inputs), seeds, noise_shape, config (Keras 2.15: rate and seed) and `.keras` round trips."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -79,9 +74,9 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.AlphaDropout(0.25, seed=5)
     config = layer.get_config()
     assert config["rate"] == 0.25 and config["seed"] == 5 and "noise_shape" not in config
-    x = torch.randn(2, 3)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.AlphaDropout(0.1), x, tmp_path)
+    check_layer(layers.AlphaDropout, {"rate": 0.25, "seed": 5}, (2, 3), expected_output_shape=(2, 3),
+                tmp_dir=tmp_path)
+    check_layer(layers.AlphaDropout, {"rate": 0.1}, (2, 3), tmp_dir=tmp_path)
 
 
 def test_rate_is_checked():

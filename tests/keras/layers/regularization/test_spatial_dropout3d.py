@@ -2,16 +2,11 @@
 mask per sample and channel, both data formats), kept maps scaled by 1 / (1 - rate); config and
 `.keras` round trips."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -52,9 +47,9 @@ def test_config_and_keras_round_trip(tmp_path):
     layer = layers.SpatialDropout3D(0.2, data_format="channels_first")
     config = layer.get_config()
     assert config["data_format"] == "channels_first" and "noise_shape" not in config
-    x = torch.randn(2, 3, 2, 2, 2)
-    config_round_trip(layer, x)
-    keras_round_trip(layers.SpatialDropout3D(0.2), x, tmp_path)
+    check_layer(layers.SpatialDropout3D, {"rate": 0.2, "data_format": "channels_first"}, (2, 3, 2, 2, 2),
+                expected_output_shape=(2, 3, 2, 2, 2), tmp_dir=tmp_path)
+    check_layer(layers.SpatialDropout3D, {"rate": 0.2}, (2, 3, 2, 2, 2), tmp_dir=tmp_path)
 
 
 def test_errors():

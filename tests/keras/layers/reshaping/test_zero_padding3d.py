@@ -1,16 +1,11 @@
 """`ZeroPadding3D`: pads the three spatial axes with zeros (both data formats), argument forms,
 config and `.keras` round trips. Values against TF 2.15: tests/keras/parity/test_parity_layers_31.py."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -41,9 +36,10 @@ def test_argument_forms_and_channels_first():
 
 
 def test_config_and_keras_round_trip(tmp_path):
-    x = torch.randn(2, 2, 2, 2, 3)
-    config_round_trip(layers.ZeroPadding3D(((0, 1), (2, 0), (1, 1))), x)
-    keras_round_trip(layers.ZeroPadding3D(1), x, tmp_path)
+    check_layer(layers.ZeroPadding3D, {"padding": ((0, 1), (2, 0), (1, 1))}, (2, 2, 2, 2, 3),
+                expected_output_shape=(2, 3, 4, 4, 3), tmp_dir=tmp_path)
+    check_layer(layers.ZeroPadding3D, {"padding": 1}, (2, 2, 2, 2, 3), expected_output_shape=(2, 4, 4, 4, 3),
+                tmp_dir=tmp_path)
 
 
 def test_errors():

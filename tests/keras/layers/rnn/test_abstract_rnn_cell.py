@@ -2,16 +2,11 @@
 `RNN` (checked against a hand loop), zero initial states, config and `.keras` round trips of a
 registered cell, and the abstract members raise NotImplementedError."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -69,9 +64,9 @@ def test_initial_state_is_zeros():
 
 
 def test_rnn_of_custom_cell_round_trips(tmp_path):
-    x = torch.randn(2, 4, 3)
-    config_round_trip(layers.RNN(MinimalRNNCell(2)), x)
-    keras_round_trip(layers.RNN(MinimalRNNCell(2)), x, tmp_path)
+    check_layer(layers.RNN, {"cell": MinimalRNNCell(2)}, (2, 4, 3), expected_output_shape=(2, 2), tmp_dir=tmp_path)
+    check_layer(layers.RNN, {"cell": MinimalRNNCell(2), "return_sequences": True}, (2, 4, 3),
+                expected_output_shape=(2, 4, 2), tmp_dir=tmp_path)
 
 
 def test_abstract_members_raise():

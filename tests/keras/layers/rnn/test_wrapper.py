@@ -2,16 +2,11 @@
 weights are the wrapper's, `get_config` holds the serialized layer and `from_config` rebuilds
 it through the registry; a custom wrapper round-trips through `.keras`; errors."""
 
-import os
-import sys
-
 import pytest
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from _layers31_checks import config_round_trip, keras_round_trip  # noqa: E402
-
-import torchestimator as tf  # noqa: E402
+import torchestimator as tf
+from _harness import check_layer
 
 layers = tf.keras.layers
 
@@ -50,9 +45,9 @@ def test_config_and_keras_round_trip(tmp_path):
     wrapper = Doubler(layers.Dense(3, use_bias=False), name="dbl")
     config = wrapper.get_config()
     assert config["layer"]["class_name"] == "Dense" and config["name"] == "dbl"
-    x = torch.randn(2, 4)
-    config_round_trip(wrapper, x)
-    keras_round_trip(Doubler(layers.Dense(2)), x, tmp_path)
+    check_layer(Doubler, {"layer": layers.Dense(3, use_bias=False), "name": "dbl"}, (2, 4),
+                expected_output_shape=(2, 3), tmp_dir=tmp_path)
+    check_layer(Doubler, {"layer": layers.Dense(2)}, (2, 4), tmp_dir=tmp_path)
 
 
 def test_errors():
