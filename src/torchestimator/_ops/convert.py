@@ -155,6 +155,12 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     )
 
 
+def as_tensor(value: Any) -> Any:
+    """A tensor (or a numpy string array) for `value`; tensors pass through untouched (the
+    shape and creation ops' operand conversion)."""
+    return value if isinstance(value, Tensor) else convert_to_tensor(value)
+
+
 def _hint_fits(value: Any, hint: torch.dtype) -> builtins.bool:
     """A dtype hint applies where TF's conversion would accept it without loss."""
     if isinstance(value, builtins.bool):
