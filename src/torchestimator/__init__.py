@@ -59,7 +59,7 @@ _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
     "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
     "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration", "version",
-    "audio", "autograph", "signal", "lookup",
+    "audio", "autograph", "signal", "lookup", "bitwise", "sets",
 )
 
 
@@ -76,7 +76,29 @@ _INITIALIZERS = {
 }
 
 
+# TF's less common top-level ops, loaded on first use: name -> the _ops module defining it.
+_LAZY_OPS = {
+    **dict.fromkeys(("dynamic_partition", "dynamic_stitch", "parallel_stack"), "partition_ops"),
+    **dict.fromkeys(("histogram_fixed_width", "histogram_fixed_width_bins"), "histogram_ops"),
+    **dict.fromkeys(("space_to_batch", "space_to_batch_nd", "batch_to_space", "required_space_to_batch_paddings"),
+                    "space_batch_ops"),
+    **dict.fromkeys(("tuple", "timestamp", "get_current_name_scope", "inside_function", "is_symbolic_tensor",
+                     "guarantee_const", "no_gradient", "grad_pass_through", "recompute_grad", "VariableAggregation",
+                     "VariableSynchronization", "AggregationMethod"), "graph_compat"),
+    **dict.fromkeys(("make_tensor_proto", "make_ndarray"), "tensor_protos"),
+    **dict.fromkeys(("fingerprint", "bitcast"), "fingerprint_ops"),
+    "edit_distance": "edit_distance_ops",
+    **dict.fromkeys(("fftnd", "ifftnd", "rfftnd", "irfftnd"), "fft_nd_ops"),
+}
+complex128 = _torch.complex128
+uint16, uint32, uint64 = _torch.uint16, _torch.uint32, _torch.uint64
+
+
 def __getattr__(name: str) -> Any:
+    if name in _LAZY_OPS:
+        value = getattr(importlib.import_module(f"torchestimator._ops.{_LAZY_OPS[name]}"), name)
+        globals()[name] = value
+        return value
     if name in _NAMESPACES:
         module = importlib.import_module(f"torchestimator.{name}")
         globals()[name] = module
@@ -104,4 +126,4 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_NAMESPACES) + list(_KERAS_ALIASES) + list(_INITIALIZERS)
-                  + ["as_string", "get_logger"])
+                  + list(_LAZY_OPS) + ["as_string", "get_logger"])

@@ -236,6 +236,8 @@ def to_string_array(values: Any) -> pa.Array:
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if isinstance(values, (list, tuple)) and values and all(isinstance(v, bytes) for v in values):
+        values = pa.array(values, type=pa.large_binary())  # numpy would drop trailing NUL bytes
     if not isinstance(values, pa.Array):
         arr = np.asarray(values)
         if arr.ndim != 1:
@@ -245,7 +247,8 @@ def to_string_array(values: Any) -> pa.Array:
         if arr.dtype.kind in "iub":
             values = pa.array(arr.astype(np.int64, copy=False))
         elif arr.dtype.kind == "S":
-            values = pa.array(arr, type=pa.large_binary())
+            # element by element: PyArrow reads a numpy bytes array as C strings, cut at a NUL
+            values = pa.array(arr.tolist(), type=pa.large_binary())
         elif arr.dtype.kind == "f":
             raise TypeError(
                 f"Cannot hash floating-point values (dtype {arr.dtype}); hashing takes strings or "
