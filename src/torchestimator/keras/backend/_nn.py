@@ -15,17 +15,16 @@ import numpy as np
 import torch
 
 import torchestimator as _tf
-from torchestimator.keras.backend._core import (
+from torchestimator.keras.backend._arrays import (
     _check_data_format,
-    _t,
-    batch_dot,
     concatenate,
-    ndim,
     permute_dimensions,
     repeat_elements,
     reshape,
     temporal_padding,
 )
+from torchestimator.keras.backend._core import _t, ndim
+from torchestimator.keras.backend._math import batch_dot
 from torchestimator.keras.backend._state import floatx
 
 # --------------------------------------------------------------------- activations
