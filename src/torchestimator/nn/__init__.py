@@ -5,6 +5,13 @@ more at the end when the total is odd); see `torchestimator._ops.nn_ops`. `nce_l
 `sampled_softmax_loss` raise `tf.errors.UnimplementedError` naming the replacement.
 """
 
+from torchestimator._ops.ctc_ops import (
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from torchestimator._ops.linalg_ops import l2_normalize
 from torchestimator._ops.math_ops import in_top_k, sigmoid, softplus, tanh, top_k
 from torchestimator._ops.nn_ops import (

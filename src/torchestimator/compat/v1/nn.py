@@ -332,6 +332,62 @@ def conv2d_backprop_input(input_sizes: Any, filter: Any = None, out_backprop: An
                                   data_format=data_format, dilations=dilations)
 
 
+def ctc_loss(labels: Any, inputs: Any = None, sequence_length: Any = None, preprocess_collapse_repeated: bool = False,
+             ctc_merge_repeated: bool = True, ignore_longer_outputs_than_inputs: bool = False,
+             time_major: bool = True, logits: Any = None) -> Any:
+    """TF 1's CTC loss: `labels` a `SparseTensor` of int32 ids, `inputs` (or `logits`) the
+    unnormalized logits [max_time, batch, classes] (batch-major with `time_major=False`), the
+    last class the blank. Returns the negative log probabilities [batch]."""
+    from torchestimator._ops import ctc_ops
+
+    inputs = _deprecated(inputs, logits, "inputs", "logits")
+    if not isinstance(labels, tf.SparseTensor):
+        raise TypeError("Expected labels (first argument) to be a SparseTensor")
+    if not ctc_merge_repeated:
+        raise ValueError("tf.compat.v1.nn.ctc_loss(ctc_merge_repeated=False) (a non-standard CTC that keeps every "
+                         "repeated label as its own class) is not available; keep the default True.")
+    dense, lengths = ctc_ops._dense_labels(labels, None)
+    if preprocess_collapse_repeated:
+        paths = [ctc_ops.collapse(row[: int(n)], None) for row, n in zip(dense.tolist(), lengths.tolist())]
+        dense, lengths = ctc_ops._dense_labels(ctc_ops._sparse_paths(paths), None)
+    x = tf.convert_to_tensor(inputs)
+    if not time_major:
+        x = x.transpose(0, 1)
+    loss = ctc_ops.ctc_loss(dense, x, lengths, sequence_length, blank_index=-1)
+    if ignore_longer_outputs_than_inputs:
+        too_long = lengths.to(loss.device) > tf.convert_to_tensor(sequence_length).reshape(-1).to(loss.device)
+        loss = torch.where(too_long, torch.zeros_like(loss), loss)
+    return loss
+
+
+def ctc_loss_v2(labels: Any, logits: Any, label_length: Any, logit_length: Any, logits_time_major: bool = True,
+                unique: Any = None, blank_index: int | None = None, name: str | None = None) -> Any:
+    """TF 2's `tf.nn.ctc_loss` under its TF 1 name."""
+    return tf.nn.ctc_loss(labels, logits, label_length, logit_length, logits_time_major, unique, blank_index)
+
+
+def ctc_beam_search_decoder(inputs: Any, sequence_length: Any, beam_width: int = 100, top_paths: int = 1,
+                            merge_repeated: bool = True) -> Any:
+    """TF 1's beam search decoder: as `tf.nn.ctc_beam_search_decoder`, with consecutive repeated
+    labels of each path merged when `merge_repeated` (TF 1's default)."""
+    from torchestimator._ops import ctc_ops
+
+    decoded, log_probs = ctc_ops.ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths)
+    if not merge_repeated:
+        return decoded, log_probs
+    merged = []
+    for sparse in decoded:
+        dense, lengths = ctc_ops._dense_labels(sparse, None)
+        paths = [ctc_ops.collapse(row[: int(n)], None) for row, n in zip(dense.tolist(), lengths.tolist())]
+        merged.append(ctc_ops._sparse_paths(paths))
+    return merged, log_probs
+
+
+def ctc_beam_search_decoder_v2(inputs: Any, sequence_length: Any, beam_width: int = 100, top_paths: int = 1) -> Any:
+    """TF 2's `tf.nn.ctc_beam_search_decoder` under its TF 1 name."""
+    return tf.nn.ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths)
+
+
 def __getattr__(name: str) -> Any:
     if name.startswith("_"):
         raise AttributeError(name)

@@ -4,7 +4,6 @@ function over time) and the CTC functions (`ctc_batch_cost`, `ctc_decode`,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import torchestimator as _tf
+from torchestimator._ops.ctc_ops import beam_search, collapse
 from torchestimator.keras.backend._core import _t
 from torchestimator.keras.backend._state import epsilon
 
@@ -159,49 +159,6 @@ def ctc_batch_cost(y_true: Any, y_pred: Any, input_length: Any, label_length: An
     return loss.to(y_pred.dtype).unsqueeze(1)
 
 
-def _collapse(seq: list[int], blank: int | None) -> list[int]:
-    out: list[int] = []
-    prev = None
-    for c in seq:
-        if c != prev and c != blank:
-            out.append(c)
-        prev = c
-    return out
-
-
-def _beam_search(logp: np.ndarray, beam_width: int, top_paths: int, blank: int) -> list:
-    """CTC prefix beam search (as TF's CTCBeamSearchDecoder): `logp` (time, classes) log
-    probabilities; returns `top_paths` (labels, log_prob) best first."""
-    neg_inf = -np.inf
-
-    def lse(*xs: float) -> float:
-        m = max(xs)
-        if m == neg_inf:
-            return neg_inf
-        return m + math.log(sum(math.exp(x - m) for x in xs))
-
-    beams: dict[tuple, list[float]] = {(): [0.0, neg_inf]}  # prefix -> [p_blank, p_label]
-    for t in range(logp.shape[0]):
-        nxt: dict[tuple, list[float]] = {}
-        for prefix, (pb, pnb) in beams.items():
-            e = nxt.setdefault(prefix, [neg_inf, neg_inf])
-            e[0] = lse(e[0], logp[t, blank] + lse(pb, pnb))
-            if prefix:
-                e[1] = lse(e[1], logp[t, prefix[-1]] + pnb)
-            for c in range(logp.shape[1]):
-                if c == blank:
-                    continue
-                child = nxt.setdefault(prefix + (c,), [neg_inf, neg_inf])
-                if prefix and prefix[-1] == c:
-                    child[1] = lse(child[1], logp[t, c] + pb)
-                else:
-                    child[1] = lse(child[1], logp[t, c] + lse(pb, pnb))
-        ranked = sorted(nxt.items(), key=lambda kv: lse(*kv[1]), reverse=True)
-        beams = dict(ranked[:beam_width])
-    ranked = sorted(beams.items(), key=lambda kv: lse(*kv[1]), reverse=True)[:top_paths]
-    return [(list(p), lse(*v)) for p, v in ranked]
-
-
 def ctc_decode(y_pred: Any, input_length: Any, greedy: bool = True, beam_width: int = 100,
                top_paths: int = 1) -> tuple:
     """Decodes the output of a softmax, by greedy search (best path) or by constrained
@@ -225,15 +182,15 @@ def ctc_decode(y_pred: Any, input_length: Any, greedy: bool = True, beam_width: 
     for b in range(num_samples):
         seq = logp[b, : int(lengths[b])]
         if greedy:
-            labels = _collapse(seq.argmax(axis=-1).tolist(), blank)
+            labels = collapse(seq.argmax(axis=-1).tolist(), blank)
             decoded[0][b, : len(labels)] = labels
             log_prob[b, 0] = -seq.max(axis=-1).sum()
             continue
         top = seq.max(-1, keepdims=True)  # TF's beam search normalizes the inputs (log softmax)
         norm = seq - top - np.log(np.exp(seq - top).sum(-1, keepdims=True))
-        paths = _beam_search(norm, beam_width, top_paths, blank)
+        paths = beam_search(norm, beam_width, top_paths, blank)
         for k, (labels, lp) in enumerate(paths):
-            labels = _collapse(labels, None)  # merge_repeated=True, as Keras' TF 1 decoder
+            labels = collapse(labels, None)  # merge_repeated=True, as Keras' TF 1 decoder
             decoded[k][b, : len(labels)] = labels
             log_prob[b, k] = lp
     dev = y_pred.device
