@@ -19,6 +19,18 @@
    (`_json_out`, now) and as before (nested lists + `json.dumps`), each in a
    fresh process (`--rows`, 0 to skip).
 
+4. `--batching`: instead of the table of 2., the feature-dict `:predict` with
+   `--clients` clients against the server without and with `--enable_batching`
+   (max_batch_size 32, batch_timeout_micros 1000, one batch thread per core,
+   both with --rest_api_num_threads 64 so that requests can wait together):
+   requests/s and p99 latency.
+
+5. `--grpc`: instead of the table of 2., `:predict` of one serialized Example
+   over REST (a b64 Example) and over gRPC (PredictionService/Predict, a
+   DT_STRING TensorProto) against one server, at 1, 16 and 64 concurrent
+   clients (`--grpc_clients`): requests/s, p50, p99 and p99.9 latency. The
+   gRPC load generator is grpc.aio on one channel per client.
+
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
 `--export_base` names an existing base directory.
@@ -196,6 +208,8 @@ def load_test(port: int, body: dict, clients: int, seconds: float) -> dict:
         "requests/s": len(latencies) / elapsed,
         "p50 ms": 1000 * statistics.median(latencies) if latencies else float("nan"),
         "p99 ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan"),
+        "p99.9 ms": (1000 * latencies[int(0.999 * (len(latencies) - 1))] if latencies
+                     else float("nan")),
         "errors": len(errors),
         "first error": str(errors[0])[:200] if errors else "",
     }
@@ -241,6 +255,107 @@ def big_answers(export_dir: str, rows: int) -> None:
               f"{figures['peak RSS MiB']:>14.0f}")
 
 
+def batching_rows(base: str, clients: int, seconds: float, extra: list[str]) -> None:
+    """`clients` clients POSTing one feature dict each, without and with --enable_batching."""
+    params = os.path.join(tempfile.mkdtemp(prefix="bench-batching-"), "batching.config")
+    with open(params, "w") as f:
+        f.write("max_batch_size { value: 32 }\nbatch_timeout_micros { value: 1000 }\n"
+                f"num_batch_threads {{ value: {os.cpu_count() or 1} }}\n"
+                "max_enqueued_batches { value: 100 }\n")
+    body = {"signature_name": "predict", "instances": [ROW]}
+    print(f"\nREST :predict, batch 1, {clients} keep-alive clients, {seconds:.0f} s each, "
+          "--rest_api_num_threads 64")
+    print(f"{'batching':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    for label, flags in (("off", []), ("on (32 rows, 1000 us, 1 thread per core)",
+                                       ["--enable_batching", "--batching_parameters_file",
+                                        params])):
+        port = free_port()
+        server = start_server(base, port, 64, flags + extra)
+        try:
+            load_test(port, body, clients, 1.0)  # warm-up
+            figures = load_test(port, body, clients, seconds)
+            print(f"{label:<44}{figures['requests/s']:>10,.0f}{figures['p50 ms']:>9.2f}"
+                  f"{figures['p99 ms']:>9.2f}{figures['errors']:>8}")
+            if figures["errors"]:
+                print(f"         first error: {figures['first error']}")
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+def grpc_load_test(port: int, request: bytes, clients: int, seconds: float) -> dict:
+    """Like `load_test`, over gRPC: `clients` grpc.aio channels each calling
+    PredictionService/Predict with the serialized PredictRequest `request`."""
+    import grpc
+
+    latencies: list[float] = []
+    errors: list = []
+
+    async def client(stop_at: float) -> None:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            predict = channel.unary_unary("/tensorflow.serving.PredictionService/Predict")
+            while time.perf_counter() < stop_at:
+                started = time.perf_counter()
+                try:
+                    await predict(request, timeout=60)
+                except grpc.aio.AioRpcError as error:
+                    errors.append(f"{error.code().name}: {error.details()}")
+                latencies.append(time.perf_counter() - started)
+
+    async def run() -> float:
+        started = time.perf_counter()
+        await asyncio.gather(*(client(started + seconds) for _ in range(clients)))
+        return time.perf_counter() - started
+
+    elapsed = asyncio.run(run())
+    latencies.sort()
+    at = (lambda q: 1000 * latencies[int(q * (len(latencies) - 1))]) if latencies else (
+        lambda q: float("nan"))
+    return {"requests/s": len(latencies) / elapsed, "p50 ms": at(0.5), "p99 ms": at(0.99),
+            "p99.9 ms": at(0.999), "errors": len(errors),
+            "first error": str(errors[0])[:200] if errors else ""}
+
+
+def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[str]) -> None:
+    """REST and gRPC :predict of one serialized Example at each number of clients (see 5.)."""
+    from torchestimator.serving import _serving_protos as pb
+
+    example = serialized([ROW])[0]
+    rest_body = {"signature_name": "predict",
+                 "instances": [{"b64": base64.b64encode(example).decode()}]}
+    request = pb.PredictRequest()
+    request.model_spec.name = "iris"
+    request.model_spec.signature_name = "predict"
+    tensor = request.inputs["examples"]
+    tensor.dtype = 7  # DT_STRING
+    tensor.tensor_shape.dim.add(size=1)
+    tensor.string_val.append(example)
+    grpc_request = request.SerializeToString()
+    port, grpc_port = free_port(), free_port()
+    server = start_server(base, port, 0, ["--port", str(grpc_port)] + extra)
+    print(f"\n:predict of one serialized Example, {seconds:.0f} s each (client and server share "
+          f"the {os.cpu_count()} cores)" + (f", server flags: {' '.join(extra)}" if extra else ""))
+    print(f"{'protocol':<10}{'clients':>8}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+          f"{'p99.9 ms':>10}{'errors':>8}")
+    try:
+        for clients in client_counts:
+            for protocol in ("REST", "gRPC"):
+                if protocol == "REST":
+                    test = lambda c, s: load_test(port, rest_body, c, s)  # noqa: E731
+                else:
+                    test = lambda c, s: grpc_load_test(grpc_port, grpc_request, c, s)  # noqa: E731
+                test(clients, 1.0)  # warm-up
+                figures = test(clients, seconds)
+                print(f"{protocol:<10}{clients:>8}{figures['requests/s']:>10,.0f}"
+                      f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}"
+                      f"{figures['p99.9 ms']:>10.2f}{figures['errors']:>8}")
+                if figures["errors"]:
+                    print(f"         first error: {figures['first error']}")
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=10.0)
@@ -255,6 +370,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000,
                         help="rows of the big :predict answer (0: skip it)")
     parser.add_argument("--skip_rest", action="store_true")
+    parser.add_argument("--batching", action="store_true",
+                        help="REST rows without and with --enable_batching (see 4.)")
+    parser.add_argument("--grpc", action="store_true",
+                        help="REST and gRPC rows at --grpc_clients clients (see 5.)")
+    parser.add_argument("--grpc_clients", default="1,16,64",
+                        help="comma-separated client counts of --grpc (default 1,16,64)")
     parser.add_argument("--_big_answer", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args._big_answer:
@@ -277,6 +398,13 @@ def main() -> None:
     if args.rows:
         big_answers(version_dir, args.rows)
     if args.skip_rest:
+        return
+    if args.batching:
+        batching_rows(base, args.clients, args.duration, args.server_args.split())
+        return
+    if args.grpc:
+        grpc_rows(base, [int(c) for c in args.grpc_clients.split(",")], args.duration,
+                  args.server_args.split())
         return
     example = base64.b64encode(serialized([ROW])[0]).decode()
     bodies = {

@@ -26,9 +26,10 @@ def test_serve_refuses_an_export_dir_given_as_base_path(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--model_config_file", "models.config"], ["--model_config_file", "not supported yet"]),
-    (["--model_base_path", ".", "--enable_batching"], ["--enable_batching"]),
-    (["--model_base_path", ".", "--enable_batching=true"], ["--enable_batching"]),
+    (["--model_config_file", "models.config"], ["--model_config_file", "models.config",
+                                                 "cannot be read"]),
+    (["--model_base_path", ".", "--enable_batching",
+      "--batching_parameters_file", "no.params"], ["--batching_parameters_file", "no.params"]),
     (["--model_name", "m"], ["--model_base_path is required"]),
     (["--model_base_path", ".", "--rest_api_port", "0"], ["--rest_api_port", "got 0"]),
     (["--model_base_path", ".", "--max_body_bytes", "0"], ["--max_body_bytes"]),

@@ -1,4 +1,4 @@
-"""Serving exports over HTTP with TensorFlow Serving's REST API (`torchestimator serve`).
+"""Serving exports with TensorFlow Serving's REST and gRPC APIs (`torchestimator serve`).
 
     torchestimator serve --rest_api_port=8501 --model_name=iris --model_base_path=/exports/iris
 
@@ -33,7 +33,15 @@ while serving (every --file_system_poll_wait_seconds) and swapped in once
 loaded. SIGTERM stops gracefully (requests in flight are answered; exit 0).
 Requests are parsed and run on a thread pool, off the event loop;
 `--rest_api_workers N` (beyond TF Serving) runs N processes on the port.
-Needs the `serving` extra (Uvicorn).
+
+`--model_config_file` (TF Serving's text-format `ModelServerConfig`) serves several models
+with version policies and labels (`/v1/models/NAME/labels/LABEL`); a version that fails to
+load is reported END and the previous one keeps serving; an old version is unloaded once
+its requests in flight are answered. `--enable_batching` joins concurrent requests into
+one model call (`_batching.py`; a full queue answers 503 / UNAVAILABLE). gRPC on `--port`
+(default 8500) answers `tensorflow.serving.PredictionService` and `ModelService` with TF
+Serving's messages (`_serving_protos.py`, `_grpc.py`). `--monitoring_config_file` exposes
+Prometheus metrics (`_monitoring.py`). Needs the `serving` extra (Uvicorn, grpcio).
 """
 
 from torchestimator.serving._server import (

@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -54,7 +54,9 @@ class RestApp:
     """ASGI app answering TF Serving's REST API with `api` on `executor`'s threads.
 
     `large_executor` (default: one thread of its own) runs the requests whose body is over
-    `LARGE_BODY_BYTES`. See the module docstring for the other limits.
+    `LARGE_BODY_BYTES`. See the module docstring for the other limits. `models` (name ->
+    `ModelVersions`, as served; default the api's) and `batcher` (`_batching.Batcher`, or
+    None) are kept for a gRPC server or metrics beside the app.
     """
 
     def __init__(self, api: RestApi, executor: ThreadPoolExecutor, max_body_bytes: int,
@@ -62,8 +64,12 @@ class RestApp:
                  on_shutdown: Callable[[], None] | None = None, *,
                  body_timeout_seconds: float | None = DEFAULT_BODY_TIMEOUT_SECONDS,
                  max_queue: int = DEFAULT_MAX_QUEUE,
-                 large_executor: ThreadPoolExecutor | None = None):
+                 large_executor: ThreadPoolExecutor | None = None,
+                 models: Mapping[str, Any] | None = None, batcher: Any = None):
         self._api = api
+        self.models: Mapping[str, Any] = (models if models is not None
+                                          else getattr(api, "_models", {}))
+        self.batcher = batcher if batcher is not None else getattr(api, "_batcher", None)
         self._executor = executor
         self._large_executor = large_executor or ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="serving-large")

@@ -41,7 +41,7 @@ from torchestimator.serving._json_tensor import (
     to_numpy,
 )
 from torchestimator.serving._limits import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_ROWS
-from torchestimator.serving._versions import ModelVersions, Servable
+from torchestimator.serving._versions import ModelRegistry, ModelVersions, Servable
 
 _LOG = logging.getLogger("torchestimator.serving")
 
@@ -68,15 +68,19 @@ class RestApi:
     """Answers TF Serving REST requests for `models` (model name -> ModelVersions).
 
     A request with more than `max_rows` instances/examples (None: no limit) or whose
-    answer would exceed `max_response_bytes` (None: no limit) is refused with 413.
+    answer would exceed `max_response_bytes` (None: no limit) is refused with 413. A
+    `ModelRegistry` is kept (not copied): a reloaded model config changes the models served.
+    With a `batcher` (`--enable_batching`), signatures run through `Batcher.call`.
     """
 
     def __init__(self, models: Mapping[str, ModelVersions], *,
                  max_rows: int | None = DEFAULT_MAX_ROWS,
-                 max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES):
-        self._models = dict(models)
+                 max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+                 batcher: Any = None):
+        self._models = models if isinstance(models, ModelRegistry) else dict(models)
         self._max_rows = max_rows
         self._max_response_bytes = max_response_bytes
+        self._batcher = batcher
 
     # ------------------------------------------------------------------------ dispatch
     def handle(self, method: str, path: str, body: bytes,
@@ -106,13 +110,14 @@ class RestApi:
                     f"Malformed request: {method} {path}; :{prediction.group(4).lower()} takes "
                     "POST with a JSON body")
             name, version, label, verb = prediction.groups()
-            servable = self._servable(name, _version(version), label)
-            document = _parse_json(body)
-            _check_deadline(deadline)
-            verb = verb.lower()
-            if verb == "predict":
-                return self._predict(servable, document, deadline)
-            return self._classify_or_regress(servable, document, verb, deadline)
+            # (held until answered: a version being replaced is unloaded after its requests)
+            with self._model(name, _version(version)).use(_version(version), label) as servable:
+                document = _parse_json(body)
+                _check_deadline(deadline)
+                verb = verb.lower()
+                if verb == "predict":
+                    return self._predict(servable, document, deadline)
+                return self._classify_or_regress(servable, document, verb, deadline)
         if status is not None:
             name, version, label, metadata = status.groups()
             if method != "GET":
@@ -123,11 +128,10 @@ class RestApi:
             if not name:
                 raise RequestError("Missing model name in request: GET /v1/models/NAME")
             models = self._model(name, _version(version))
-            if label is not None:
-                raise _label_error(name, label)
+            number = models.label_version(label) if label is not None else _version(version)
             if metadata:
-                return _metadata(name, models.get(_version(version)))
-            return {"model_version_status": models.status(_version(version))}
+                return _metadata(name, models.get(number))
+            return {"model_version_status": models.status(number)}
         if path.lower().startswith("/v1/"):
             raise RequestError(
                 f"Malformed request: {method} {path}; the API is GET /v1/models/NAME"
@@ -147,8 +151,22 @@ class RestApi:
     def _servable(self, name: str, version: int | None, label: str | None) -> Servable:
         models = self._model(name, version)
         if label is not None:
-            raise _label_error(name, label)
+            version = models.label_version(label)
         return models.get(version)
+
+    def _run(self, servable: Servable, signature_name: str, signature: Any,
+             inputs: Mapping[str, Any], deadline: float | None,
+             features: bool = False) -> Mapping[str, Any]:
+        """Runs the signature on `inputs` (arrays; with `features`, parsed-feature columns),
+        through the batcher when there is one."""
+        if self._batcher is None:
+            return (_call_features if features else _call)(signature, inputs, deadline)
+        _check_deadline(deadline)
+        try:
+            return self._batcher.call(servable, signature_name, inputs, features=features,
+                                      deadline=deadline)
+        except (ValueError, TypeError, KeyError) as error:
+            raise RequestError(_message(error)) from None
 
     def _check_rows(self, rows: int, what: str) -> None:
         """413 when a request holds more than max_rows rows."""
@@ -169,7 +187,8 @@ class RestApi:
     # ------------------------------------------------------------------------- predict
     def _predict(self, servable: Servable, document: dict,
                  deadline: float | None = None) -> bytes:
-        signature = servable.signature(_signature_name(document))
+        signature_name = _signature_name(document)
+        signature = servable.signature(signature_name)
         has_instances, has_inputs = "instances" in document, "inputs" in document
         if has_instances and has_inputs:
             raise RequestError("Not formatted correctly: expecting only one of 'inputs' or "
@@ -192,20 +211,22 @@ class RestApi:
             if _is_object(first) and self._takes_features(servable, signature, first):
                 columns = feature_columns(instances, None, servable.feature_spec, "instances",
                                           strict=True)
-                outputs = _call_features(signature, columns, deadline)
+                outputs = self._run(servable, signature_name, signature, columns, deadline,
+                                    features=True)
             else:
                 arrays = _instances_to_arrays(instances, names, signature.inputs)
-                outputs = _call(signature, arrays, deadline)
+                outputs = self._run(servable, signature_name, signature, arrays, deadline)
             _check_deadline(deadline)
             return row_json(outputs, self._max_response_bytes)
         inputs = document["inputs"]
         self._check_rows(_columnar_rows(inputs), "rows in 'inputs'")
         if _is_object(inputs) and self._takes_features(servable, signature, inputs):
             check_columns(inputs, servable.feature_spec)
-            outputs = _call_features(signature, inputs, deadline)
+            outputs = self._run(servable, signature_name, signature, inputs, deadline,
+                                features=True)
         else:
             arrays = _inputs_to_arrays(inputs, names, signature.inputs)
-            outputs = _call(signature, arrays, deadline)
+            outputs = self._run(servable, signature_name, signature, arrays, deadline)
         _check_deadline(deadline)
         return columnar_json(outputs, self._max_response_bytes)
 
@@ -244,10 +265,10 @@ class RestApi:
         if servable.feature_spec is not None:
             columns = feature_columns(examples, context, servable.feature_spec, "examples",
                                       strict=False)
-            outputs = _call_features(signature, columns, deadline)
+            outputs = self._run(servable, name, signature, columns, deadline, features=True)
         else:
-            outputs = _call(signature, _serialized_examples(signature, examples, context),
-                            deadline)
+            outputs = self._run(servable, name, signature,
+                                _serialized_examples(signature, examples, context), deadline)
         _check_deadline(deadline)
         if verb == "classify":
             return self._check_answer({"results": _classification_results(outputs,
@@ -279,12 +300,6 @@ def _version(text: str | None) -> int | None:
     if version > 2**63 - 1:
         raise RequestError(f"Failed to convert version: {text} to numeric (int64)")
     return version
-
-
-def _label_error(name: str, label: str) -> RequestError:
-    return not_found(f"Unrecognized servable version label: {label} (model {name!r}); version "
-                     "labels need a --model_config_file, which this server does not read yet: "
-                     "use /versions/N")
 
 
 def _too_deep() -> RequestError:

@@ -27,7 +27,12 @@ from torchestimator.serving._limits import (
     hard_connection_cap,
 )
 from torchestimator.serving._rest import RestApi
-from torchestimator.serving._versions import ModelVersions, load_export
+from torchestimator.serving._versions import (
+    ModelConfigWatcher,
+    ModelRegistry,
+    ModelVersions,
+    load_export,
+)
 
 _LOG = logging.getLogger("torchestimator.serving")
 
@@ -40,15 +45,22 @@ def default_num_threads() -> int:
     return max(2, min(16, os.cpu_count() or 1))
 
 
-def create_app(model_name: str, model_base_path: str | os.PathLike, *,
-               num_threads: int | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+def create_app(model_name: str = "default", model_base_path: str | os.PathLike | None = None,
+               *, num_threads: int | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
                poll_seconds: float = 1.0, loader: Callable[[str], Any] = load_export,
                max_rows: int | None = DEFAULT_MAX_ROWS,
                max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
                body_timeout_seconds: float | None = DEFAULT_BODY_TIMEOUT_SECONDS,
-               max_queue: int = DEFAULT_MAX_QUEUE) -> RestApp:
-    """Returns the ASGI app serving TF Serving's REST API for one model.
+               max_queue: int = DEFAULT_MAX_QUEUE, grpc: dict[str, Any] | None = None,
+               prometheus_path: str | None = None,
+               model_config_file: str | os.PathLike | None = None,
+               model_config_file_poll_wait_seconds: float = 0.0,
+               allow_version_labels_for_unavailable_models: bool = False,
+               enable_batching: bool = False,
+               batching_parameters_file: str | os.PathLike | None = None) -> RestApp:
+    """Returns the ASGI app serving TF Serving's REST API for one model, or for the models
+    of a `model_config_file`.
 
     Loads the newest version under `model_base_path` now (older ones on the
     first request that names them) and, with `poll_seconds > 0`, watches for
@@ -56,9 +68,21 @@ def create_app(model_name: str, model_base_path: str | os.PathLike, *,
     Uvicorn) or mounted in an ASGI framework.
 
     Args:
-        model_name: the NAME in `/v1/models/NAME`.
+        model_name: the NAME in `/v1/models/NAME` (unused with `model_config_file`).
         model_base_path: the directory of numbered version directories (an
-            `export_dir_base`).
+            `export_dir_base`; unused with `model_config_file`).
+        model_config_file: a text-format ModelServerConfig naming the models,
+            their base paths, version policies and version labels
+            (`--model_config_file`); its models are served strictly by their
+            policy (default: the newest version).
+        model_config_file_poll_wait_seconds: read `model_config_file` again
+            this often and apply its changes (0: read once).
+        allow_version_labels_for_unavailable_models: let a label name a
+            version that is not loaded (yet).
+        enable_batching: join concurrent requests to one model version and
+            signature into one model call (`--enable_batching`).
+        batching_parameters_file: a text-format BatchingParameters (TF
+            Serving's defaults without one; `--batching_parameters_file`).
         num_threads: threads that parse requests and run the model (default
             `default_num_threads()`).
         max_body_bytes: larger request bodies are refused with 413, unread
@@ -79,10 +103,16 @@ def create_app(model_name: str, model_base_path: str | os.PathLike, *,
             no limit; `--body_timeout_seconds`).
         max_queue: past this many requests queued or running, a request is
             answered 503 at once (default 1024; `--rest_api_max_queue`).
+        grpc: TF Serving's gRPC API on the same models (`--port`): a dict with
+            `port`, `host`, `grace_seconds`, `reuse_port`, `optional` (see
+            `_grpc.start_from_settings`); None: no gRPC. Stopped with the app.
+        prometheus_path: answer GET there with Prometheus metrics, and count
+            every request (`--monitoring_config_file`); None: no metrics.
 
     Raises:
-        FileNotFoundError when `model_base_path` is not a directory of versions;
-        ValueError for a limit that is not > 0.
+        FileNotFoundError when a base path is not a directory of versions;
+        ValueError for a limit that is not > 0, or a config or batching file
+        that does not parse (naming the file and what to fix).
     """
     check_positive("max_body_bytes", max_body_bytes, "--max_body_bytes")
     check_positive("max_rows", max_rows, "--max_request_rows", allow_none=True)
@@ -93,26 +123,89 @@ def create_app(model_name: str, model_base_path: str | os.PathLike, *,
     check_positive("timeout_seconds", timeout_seconds, "--rest_api_timeout_in_ms",
                    allow_none=True)
     check_positive("max_queue", max_queue, "--rest_api_max_queue")
-    versions = ModelVersions(model_name, model_base_path, loader=loader,
-                             poll_seconds=poll_seconds)
-    versions.start()
+    registry, stop_models, batcher = _models_and_batcher(
+        model_name, model_base_path, loader=loader, poll_seconds=poll_seconds,
+        model_config_file=model_config_file,
+        config_poll_seconds=model_config_file_poll_wait_seconds,
+        allow_unavailable_labels=allow_version_labels_for_unavailable_models,
+        enable_batching=enable_batching, batching_parameters_file=batching_parameters_file)
     executor = ThreadPoolExecutor(max_workers=num_threads or default_num_threads(),
                                   thread_name_prefix="serving")
     large_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="serving-large")
 
     def shutdown() -> None:
-        versions.stop()
+        stop_models()
+        if batcher is not None:
+            batcher.stop()
         executor.shutdown(wait=False, cancel_futures=True)
         large_executor.shutdown(wait=False, cancel_futures=True)
 
-    api = RestApi({model_name: versions}, max_rows=max_rows,
-                  max_response_bytes=max_response_bytes)
-    return RestApp(api, executor, max_body_bytes, timeout_seconds=timeout_seconds,
-                   on_shutdown=shutdown, body_timeout_seconds=body_timeout_seconds,
-                   max_queue=max_queue, large_executor=large_executor)
+    api = RestApi(registry, max_rows=max_rows, max_response_bytes=max_response_bytes,
+                  batcher=batcher)
+    # -- gRPC (--port, serving/_grpc.py) and Prometheus metrics (--monitoring_config_file,
+    # serving/_monitoring.py) over the same models; gRPC drains when the app shuts down.
+    from torchestimator.serving import _monitoring
+
+    models = registry
+    metrics = _monitoring.Metrics(models) if prometheus_path else None
+    grpc_server = None
+    if grpc and grpc.get("port"):
+        from torchestimator.serving._grpc import start_from_settings
+
+        grpc_server = start_from_settings(
+            grpc, models, max_threads=num_threads or default_num_threads(),
+            max_message_bytes=max_body_bytes, max_rows=max_rows,
+            max_response_bytes=max_response_bytes, timeout_seconds=timeout_seconds,
+            max_queue=max_queue, metrics=metrics, batcher=batcher)
+
+    def stop_grpc_then_shutdown() -> None:
+        if grpc_server is not None:
+            grpc_server.stop((grpc or {}).get("grace_seconds", 10.0)).wait()
+        shutdown()
+    # -- end of gRPC and metrics (and below: on_shutdown, MonitoredApp)
+    app = RestApp(api, executor, max_body_bytes, timeout_seconds=timeout_seconds,
+                  on_shutdown=stop_grpc_then_shutdown, body_timeout_seconds=body_timeout_seconds,
+                  max_queue=max_queue, large_executor=large_executor)
+    return app if metrics is None else _monitoring.MonitoredApp(app, metrics, prometheus_path)
 
 
-def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port: int = 8501,
+def _models_and_batcher(model_name: str, model_base_path: str | os.PathLike | None, *,
+                        loader: Callable[[str], Any], poll_seconds: float,
+                        model_config_file: str | os.PathLike | None, config_poll_seconds: float,
+                        allow_unavailable_labels: bool, enable_batching: bool,
+                        batching_parameters_file: str | os.PathLike | None,
+                        ) -> tuple[ModelRegistry, Callable[[], None], Any]:
+    """The served models (loaded), what stops watching them, and the batcher (or None)."""
+    batcher = None
+    if enable_batching:
+        from torchestimator.serving._batching import Batcher
+        from torchestimator.serving._model_config import parse_batching_parameters
+
+        batcher = Batcher(parse_batching_parameters(batching_parameters_file))
+    registry = ModelRegistry()
+    if model_config_file:
+        watcher: Any = ModelConfigWatcher(
+            model_config_file, registry, loader=loader, poll_seconds=poll_seconds,
+            config_poll_seconds=config_poll_seconds,
+            allow_unavailable_labels=allow_unavailable_labels)
+    else:
+        if model_base_path is None:
+            raise ValueError("model_base_path is required without model_config_file "
+                             "(--model_base_path: the directory of numbered versions)")
+        watcher = ModelVersions(model_name, model_base_path, loader=loader,
+                                poll_seconds=poll_seconds)
+        registry.replace({model_name: watcher})
+    try:
+        watcher.start()
+    except BaseException:
+        if batcher is not None:
+            batcher.stop()
+        raise
+    return registry, watcher.stop, batcher
+
+
+def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
+          rest_api_port: int = 8501,
           host: str = "0.0.0.0", num_threads: int | None = None,
           max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
           timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
@@ -126,8 +219,16 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
           max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
           keep_alive_seconds: float = DEFAULT_KEEP_ALIVE_SECONDS,
           max_connections: int | None = None,
-          max_requests_per_connection: int = DEFAULT_MAX_REQUESTS_PER_CONNECTION) -> None:
-    """Serves `model_base_path` over HTTP with TF Serving's REST API until SIGINT/SIGTERM.
+          max_requests_per_connection: int = DEFAULT_MAX_REQUESTS_PER_CONNECTION,
+          model_config_file: str | os.PathLike | None = None,
+          model_config_file_poll_wait_seconds: float = 0.0,
+          allow_version_labels_for_unavailable_models: bool = False,
+          enable_batching: bool = False,
+          batching_parameters_file: str | os.PathLike | None = None,
+          grpc_port: int = 0, grpc_port_optional: bool = False,
+          prometheus_path: str | None = None) -> None:
+    """Serves `model_base_path` (or the models of `model_config_file`) over HTTP with TF
+    Serving's REST API until SIGINT/SIGTERM.
 
     On SIGTERM the server stops accepting connections, finishes the requests
     in flight (up to `graceful_shutdown_seconds`) and returns. With
@@ -154,8 +255,13 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
             limit, at most 1024; `--rest_api_max_connections`).
         max_requests_per_connection: a connection is closed after answering
             this many (default 0: no limit; `--max_requests_per_connection`).
+        grpc_port: serve TF Serving's gRPC API there too (0: none; `--port`);
+            with `grpc_port_optional` a port in use is logged, not fatal.
+        prometheus_path: serve Prometheus metrics at this REST path
+            (`--monitoring_config_file`; None: none).
 
-    See `create_app` for the other arguments and limits.
+    See `create_app` for the other arguments and limits (`model_config_file`,
+    `enable_batching`, ...).
     """
     import uvicorn
 
@@ -168,19 +274,34 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
     check_positive("max_connections", max_connections, "--rest_api_max_connections",
                    allow_none=True)
     connections = max_connections or default_max_connections()
-    settings = {"model_name": model_name, "model_base_path": os.fspath(model_base_path),
+    settings = {"model_name": model_name,
+                "model_base_path": None if model_base_path is None else os.fspath(model_base_path),
+                "model_config_file": None if not model_config_file else os.path.abspath(
+                    model_config_file),
+                "model_config_file_poll_wait_seconds": model_config_file_poll_wait_seconds,
+                "allow_version_labels_for_unavailable_models":
+                    allow_version_labels_for_unavailable_models,
+                "enable_batching": enable_batching,
+                "batching_parameters_file": None if not batching_parameters_file else
+                os.path.abspath(batching_parameters_file),
                 "num_threads": num_threads, "max_body_bytes": max_body_bytes,
                 "timeout_seconds": timeout_seconds, "poll_seconds": poll_seconds,
                 "intra_op_threads": intra_op_threads, "inter_op_threads": inter_op_threads,
                 "max_rows": max_rows, "max_response_bytes": max_response_bytes,
-                "body_timeout_seconds": body_timeout_seconds, "max_queue": max_queue}
+                "body_timeout_seconds": body_timeout_seconds, "max_queue": max_queue,
+                # gRPC and metrics (serving/_grpc.py, serving/_monitoring.py)
+                "grpc": {"port": grpc_port, "host": host, "optional": grpc_port_optional,
+                         "reuse_port": workers > 1,
+                         "grace_seconds": graceful_shutdown_seconds},
+                "prometheus_path": prometheus_path}
     options = {"host": host, "port": rest_api_port, "lifespan": "on", "log_level": log_level,
                "access_log": False, "backlog": 4096, "server_header": False,
                "timeout_graceful_shutdown": graceful_shutdown_seconds,
                "http": _protocol.GuardedHttpProtocol, "limit_concurrency": connections,
                "timeout_keep_alive": keep_alive_seconds}
     if workers > 1:
-        ModelVersions(model_name, model_base_path).check_base_path()  # fail before forking
+        _check_before_forking(model_name, model_base_path, model_config_file, enable_batching,
+                              batching_parameters_file)
         os.environ[_SETTINGS_VARIABLE] = json.dumps(settings)
         config = uvicorn.Config(f"{__name__}:app_from_environment", factory=True,
                                 workers=workers, **options)
@@ -190,8 +311,9 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
                         max_header_bytes=max_header_bytes,
                         max_requests_per_connection=max_requests_per_connection,
                         hard_connection_cap=hard_connection_cap(connections))
-    _LOG.info("Exporting HTTP/REST API at %s:%d for model %s (%d process%s)", host,
-              rest_api_port, model_name, workers, "es" if workers > 1 else "")
+    _LOG.info("Exporting HTTP/REST API at %s:%d for %s (%d process%s)", host,
+              rest_api_port, f"the models of {model_config_file}" if model_config_file
+              else f"model {model_name}", workers, "es" if workers > 1 else "")
     log_exposure(host)
     _LOG.info("Limits: %d connections, bodies up to %d bytes, %s rows per request, answers up "
               "to %s bytes, headers within %s s, bodies within %s s, %d requests queued",
@@ -210,6 +332,24 @@ def serve(model_name: str, model_base_path: str | os.PathLike, *, rest_api_port:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _check_before_forking(model_name: str, model_base_path: str | os.PathLike | None,
+                          model_config_file: str | os.PathLike | None, enable_batching: bool,
+                          batching_parameters_file: str | os.PathLike | None) -> None:
+    """The errors every worker process would meet, raised once in the parent."""
+    from torchestimator.serving._model_config import (
+        parse_batching_parameters,
+        parse_model_config,
+    )
+
+    if enable_batching:
+        parse_batching_parameters(batching_parameters_file)
+    if model_config_file:
+        for spec in parse_model_config(model_config_file):
+            ModelVersions(spec.name, spec.base_path).check_base_path()
+    else:
+        ModelVersions(model_name, model_base_path or "").check_base_path()
 
 
 def log_exposure(host: str) -> None:

@@ -1,0 +1,707 @@
+"""TensorFlow Serving's gRPC API over loaded exports: PredictionService and ModelService.
+
+`start_grpc_server` serves, on one port, the services a TF Serving client
+(`tensorflow_serving.apis.prediction_service_pb2_grpc`, or any client built
+from TF Serving's .proto files) calls:
+
+    tensorflow.serving.PredictionService/Predict           PredictRequest -> PredictResponse
+    tensorflow.serving.PredictionService/Classify          ClassificationRequest -> ...Response
+    tensorflow.serving.PredictionService/Regress           RegressionRequest -> ...Response
+    tensorflow.serving.PredictionService/MultiInference    MultiInferenceRequest -> ...Response
+    tensorflow.serving.PredictionService/GetModelMetadata  GetModelMetadataRequest -> ...Response
+    tensorflow.serving.ModelService/GetModelStatus         GetModelStatusRequest -> ...Response
+    tensorflow.serving.ModelService/HandleReloadConfigRequest   UNIMPLEMENTED (restart the server
+                                                                with a new --model_config_file)
+
+The messages are `_serving_protos`'; the services are registered with gRPC's
+generic handlers (no generated code). Failures are answered with TF
+Serving's status codes and a message saying what is wrong:
+INVALID_ARGUMENT (a malformed request, a wrong input), NOT_FOUND (an unknown
+model or version), FAILED_PRECONDITION (an unknown signature),
+RESOURCE_EXHAUSTED (a request over `max_message_bytes`, more rows than
+`max_rows`, an answer over `max_response_bytes`, more calls than
+`max_queue` at once), DEADLINE_EXCEEDED (past the client's deadline or
+`timeout_seconds`), UNIMPLEMENTED, INTERNAL (the model failed).
+
+Predict outputs are written to the typed value fields (`float_val`,
+`int64_val`, `string_val`, ...), as TF Serving writes them, so both
+`tf.make_ndarray` and `response.outputs[k].float_val` read them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+import numpy as np
+
+from torchestimator.serving import _serving_protos as pb
+from torchestimator.serving._errors import RequestError
+from torchestimator.serving._json_tensor import _check_shape, spec_dtype_name, to_numpy
+from torchestimator.serving._limits import (
+    DEFAULT_MAX_QUEUE,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_SECONDS,
+)
+from torchestimator.serving._rest import (
+    _TF_DTYPES,
+    CLASSIFY_METHOD,
+    DEFAULT_SIGNATURE,
+    REGRESS_METHOD,
+    _call,
+    _check_deadline,
+    _message,
+)
+from torchestimator.serving._versions import ModelVersions, Servable
+
+_LOG = logging.getLogger("torchestimator.serving")
+DEFAULT_GRPC_PORT = 8500
+PREDICTION_SERVICE = "tensorflow.serving.PredictionService"
+MODEL_SERVICE = "tensorflow.serving.ModelService"
+_STATUS_CODES = {400: grpc.StatusCode.INVALID_ARGUMENT, 404: grpc.StatusCode.NOT_FOUND,
+                 408: grpc.StatusCode.DEADLINE_EXCEEDED, 413: grpc.StatusCode.RESOURCE_EXHAUSTED,
+                 500: grpc.StatusCode.INTERNAL, 503: grpc.StatusCode.UNAVAILABLE,
+                 504: grpc.StatusCode.DEADLINE_EXCEEDED}
+# TF's DataType enum (tensorflow/core/framework/types.proto) <-> numpy.
+_DT_NUMBER = {"DT_FLOAT": 1, "DT_DOUBLE": 2, "DT_INT32": 3, "DT_UINT8": 4, "DT_INT16": 5,
+              "DT_INT8": 6, "DT_STRING": 7, "DT_COMPLEX64": 8, "DT_INT64": 9, "DT_BOOL": 10,
+              "DT_BFLOAT16": 14, "DT_UINT16": 17, "DT_COMPLEX128": 18, "DT_HALF": 19,
+              "DT_UINT32": 22, "DT_UINT64": 23}
+_DT_NAME = {v: k for k, v in _DT_NUMBER.items()}
+_TF_NAME = {v: k for k, v in _TF_DTYPES.items()}  # DT_FLOAT -> float32
+_NUMPY = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8,
+          8: np.complex64, 9: np.int64, 10: np.bool_, 17: np.uint16, 18: np.complex128,
+          19: np.float16, 22: np.uint32, 23: np.uint64}
+_VALUE_FIELD = {1: "float_val", 2: "double_val", 3: "int_val", 4: "int_val", 5: "int_val",
+                6: "int_val", 7: "string_val", 8: "scomplex_val", 9: "int64_val", 10: "bool_val",
+                17: "int_val", 18: "dcomplex_val", 19: "half_val", 22: "uint32_val",
+                23: "uint64_val", 14: "half_val"}
+_FROM_NUMPY = {np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3,
+               np.dtype(np.uint8): 4, np.dtype(np.int16): 5, np.dtype(np.int8): 6,
+               np.dtype(np.complex64): 8, np.dtype(np.int64): 9, np.dtype(np.bool_): 10,
+               np.dtype(np.uint16): 17, np.dtype(np.complex128): 18, np.dtype(np.float16): 19,
+               np.dtype(np.uint32): 22, np.dtype(np.uint64): 23}
+
+
+class GrpcError(Exception):
+    """A call the server refuses: answered with `code` and `message`."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _invalid(message: str) -> GrpcError:
+    return GrpcError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+# ----------------------------------------------------------------------------- tensors
+def tensor_to_array(name: str, proto: Any, max_bytes: int | None = None) -> np.ndarray:
+    """The numpy array of the TensorProto `proto` (input `name`): strings as an object array of
+    bytes. A GrpcError (INVALID_ARGUMENT) for a malformed tensor; RESOURCE_EXHAUSTED when it
+    expands past `max_bytes`."""
+    if proto.tensor_shape.unknown_rank:
+        raise _invalid(f"input '{name}': the TensorProto has an unknown rank; give its shape")
+    shape = tuple(d.size for d in proto.tensor_shape.dim)
+    if any(size < 0 for size in shape):
+        raise _invalid(f"input '{name}': the TensorProto has a negative dimension in shape "
+                       f"{list(shape)}")
+    count = math.prod(shape)
+    dtype = proto.dtype
+    if dtype == 7:
+        values = proto.string_val
+        if max_bytes is not None and count > len(values) and count * 8 > max_bytes:
+            raise GrpcError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"input '{name}': shape {list(shape)} repeats its string over "
+                            f"{count} elements, past the server's limit of {max_bytes} bytes "
+                            "(--max_body_bytes)")
+        if len(values) != count and not (len(values) == 1 and count > 1):
+            raise _invalid(f"input '{name}': the TensorProto has {len(values)} string_val values "
+                           f"for shape {list(shape)} ({count} values)")
+        array = np.empty(count, dtype=object)
+        array[:] = list(values) if len(values) == count else [values[0]] * count
+        return array.reshape(shape)
+    numpy = _NUMPY.get(dtype)
+    if numpy is None:
+        raise _invalid(f"input '{name}': dtype {_DT_NAME.get(dtype, dtype)} is not supported; "
+                       f"send one of {sorted(n for n, v in _DT_NUMBER.items() if v in _NUMPY)} "
+                       "or DT_STRING")
+    itemsize = np.dtype(numpy).itemsize
+    if max_bytes is not None and count * itemsize > max_bytes:
+        raise GrpcError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"input '{name}': shape {list(shape)} is {count * itemsize} bytes, over the "
+                        f"server's limit of {max_bytes} bytes (--max_body_bytes)")
+    if proto.tensor_content:
+        if len(proto.tensor_content) != count * itemsize:
+            raise _invalid(f"input '{name}': tensor_content holds {len(proto.tensor_content)} "
+                           f"bytes; shape {list(shape)} of {_DT_NAME[dtype]} takes "
+                           f"{count * itemsize}")
+        return np.frombuffer(proto.tensor_content, np.dtype(numpy).newbyteorder("<")).astype(
+            numpy).reshape(shape)
+    values = getattr(proto, _VALUE_FIELD[dtype])
+    if dtype == 19:
+        flat = np.asarray(values, np.uint16).view(np.float16)
+    elif dtype in (8, 18):
+        pairs = np.asarray(values, np.float32 if dtype == 8 else np.float64)
+        flat = pairs[0::2] + 1j * pairs[1::2]
+    else:
+        flat = np.asarray(values, dtype=numpy)
+    flat = flat.astype(numpy, copy=False)
+    if flat.size == count:
+        return flat.reshape(shape)
+    if flat.size > count:
+        raise _invalid(f"input '{name}': the TensorProto has {flat.size} values for shape "
+                       f"{list(shape)} ({count} values)")
+    # TF fills the rest with the last value given (zeros when none is given)
+    out = np.full(count, flat[-1] if flat.size else 0, dtype=numpy)
+    out[:flat.size] = flat
+    return out.reshape(shape)
+
+
+def array_to_tensor(value: Any, proto: Any) -> None:
+    """Writes the array `value` into the TensorProto `proto` (typed value fields, as TF
+    Serving's `Tensor::AsProtoField`)."""
+    array = to_numpy(value)
+    for size in array.shape:
+        proto.tensor_shape.dim.add(size=size)
+    if array.dtype.kind in "OSU":
+        proto.dtype = 7
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode("utf-8")
+                                for v in array.reshape(-1).tolist())
+        return
+    dtype = _FROM_NUMPY.get(array.dtype)
+    if dtype is None:
+        raise GrpcError(grpc.StatusCode.INTERNAL,
+                        f"an output of dtype {array.dtype} has no TensorProto dtype")
+    proto.dtype = dtype
+    flat = array.reshape(-1)
+    if dtype == 19:
+        proto.half_val.extend(flat.view(np.uint16).tolist())
+    elif dtype in (8, 18):
+        getattr(proto, _VALUE_FIELD[dtype]).extend(
+            np.stack([flat.real, flat.imag], axis=1).reshape(-1).tolist())
+    else:
+        getattr(proto, _VALUE_FIELD[dtype]).extend(flat.tolist())
+
+
+def _tensor_info(key: str, spec: Any, info: Any) -> None:
+    shape = getattr(spec, "shape", None)
+    if shape is None:
+        info.tensor_shape.unknown_rank = True
+    else:
+        for size in shape:
+            info.tensor_shape.dim.add(size=-1 if size is None else size)
+    info.dtype = _DT_NUMBER.get(_TF_DTYPES.get(spec_dtype_name(spec), ""), 0)
+    name = getattr(spec, "name", None) or key
+    info.name = name if ":" in name else f"{name}:0"
+
+
+# ------------------------------------------------------------------------- the servicer
+class PredictionApi:
+    """Answers TF Serving's gRPC calls for `models` (model name -> ModelVersions).
+
+    A request with more than `max_rows` examples/rows (None: no limit) or whose answer
+    would exceed `max_response_bytes` (None: no limit) is refused with RESOURCE_EXHAUSTED;
+    a call runs until the client's deadline or `timeout_seconds` (None: no limit),
+    whichever comes first. `metrics` (a `_monitoring.Metrics`) counts every call.
+    """
+
+    def __init__(self, models: Mapping[str, ModelVersions], *,
+                 max_rows: int | None = DEFAULT_MAX_ROWS,
+                 max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+                 max_message_bytes: int | None = None,
+                 timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
+                 metrics: Any = None, batcher: Any = None):
+        self._models = models
+        self._batcher = batcher
+        self._max_rows = max_rows
+        self._max_response_bytes = max_response_bytes
+        self._max_message_bytes = max_message_bytes
+        self._timeout = timeout_seconds
+        self._metrics = metrics
+
+    # --------------------------------------------------------------------- plumbing
+    def handlers(self) -> list[grpc.GenericRpcHandler]:
+        """gRPC generic handlers for PredictionService and ModelService."""
+        def unary(method: Callable, request_type: Any) -> grpc.RpcMethodHandler:
+            return grpc.unary_unary_rpc_method_handler(
+                method, request_deserializer=request_type.FromString,
+                response_serializer=lambda message: message.SerializeToString())
+
+        def wrap(api: str, method: Callable) -> Callable:
+            return lambda request, context: self._answer(api, method, request, context)
+
+        prediction = {
+            "Predict": unary(wrap("predict", self.predict), pb.PredictRequest),
+            "Classify": unary(wrap("classify", self.classify), pb.ClassificationRequest),
+            "Regress": unary(wrap("regress", self.regress), pb.RegressionRequest),
+            "MultiInference": unary(wrap("multi_inference", self.multi_inference),
+                                    pb.MultiInferenceRequest),
+            "GetModelMetadata": unary(wrap("metadata", self.get_model_metadata),
+                                      pb.GetModelMetadataRequest),
+        }
+        model = {
+            "GetModelStatus": unary(wrap("status", self.get_model_status),
+                                    pb.GetModelStatusRequest),
+            "HandleReloadConfigRequest": grpc.unary_unary_rpc_method_handler(
+                wrap("reload_config", self.reload_config)),  # raw bytes: never parsed
+        }
+        return [grpc.method_handlers_generic_handler(PREDICTION_SERVICE, prediction),
+                grpc.method_handlers_generic_handler(MODEL_SERVICE, model)]
+
+    def _answer(self, api: str, method: Callable, request: Any,
+                context: grpc.ServicerContext) -> Any:
+        started = time.perf_counter()
+        code, model = grpc.StatusCode.OK, _model_name(request)
+        try:
+            remaining = context.time_remaining()
+            limits = [t for t in (remaining, self._timeout) if t is not None]
+            deadline = time.monotonic() + min(limits) if limits else None
+            return method(request, deadline)
+        except GrpcError as error:
+            code, message = error.code, error.message
+        except RequestError as error:
+            code, message = _STATUS_CODES.get(error.status, grpc.StatusCode.UNKNOWN), error.message
+        except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
+            _LOG.exception("gRPC %s failed", api)
+            code, message = grpc.StatusCode.INTERNAL, f"{type(error).__name__}: {error}"
+        finally:
+            if self._metrics is not None:
+                self._metrics.observe(model if model in self._models else "", api, "grpc",
+                                      code.name if code != grpc.StatusCode.OK else "OK",
+                                      time.perf_counter() - started)
+        context.abort(code, message)
+
+    @contextlib.contextmanager
+    def _servable(self, spec: Any) -> Iterator[tuple[str, Servable]]:
+        """(model name, servable) for a ModelSpec, held until the call is answered (a
+        version being replaced is unloaded after its calls)."""
+        name = spec.name
+        if not name:
+            raise _invalid("Missing ModelSpec: model_spec.name is empty; name the model to use")
+        models = self._models.get(name)
+        which = spec.WhichOneof("version_choice")
+        version = spec.version.value if which == "version" else None
+        label = spec.version_label if which == "version_label" else None
+        if models is None:
+            wanted = f"Latest({name})" if version is None else f"Specific({name}, {version})"
+            raise GrpcError(grpc.StatusCode.NOT_FOUND,
+                            f"Servable not found for request: {wanted}; this server serves "
+                            f"model(s) {sorted(self._models)}")
+        use = getattr(models, "use", None)
+        if use is None:  # (a ModelVersions without reference counting)
+            if label is not None:
+                version = _label_version(models, name, label)
+            yield name, models.get(version)
+            return
+        with use(version, label) as servable:
+            yield name, servable
+
+    def _run(self, servable: Servable, signature_name: str, signature: Any,
+             inputs: Mapping[str, Any], deadline: float | None) -> Mapping[str, Any]:
+        """Runs the signature on `inputs`, through the batcher when there is one."""
+        if self._batcher is None:
+            return _call(signature, inputs, deadline)
+        _check_deadline(deadline)
+        try:
+            return self._batcher.call(servable, signature_name, inputs, features=False,
+                                      deadline=deadline)
+        except (ValueError, TypeError, KeyError) as error:
+            raise RequestError(_message(error)) from None
+
+    def _check_rows(self, rows: int, what: str) -> None:
+        if self._max_rows is not None and rows > self._max_rows:
+            raise GrpcError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"Too many rows: the request has {rows} {what}, over the server's limit of "
+                f"{self._max_rows} per request (--max_request_rows); split it into requests of "
+                f"at most {self._max_rows}")
+
+    def _check_answer(self, response: Any) -> Any:
+        size = response.ByteSize()
+        if self._max_response_bytes is not None and size > self._max_response_bytes:
+            raise GrpcError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"Response too large: {size} bytes, over the server's limit of "
+                f"{self._max_response_bytes} bytes (--max_response_bytes); send fewer rows per "
+                "request or ask for fewer outputs (output_filter)")
+        return response
+
+    # ------------------------------------------------------------------------- calls
+    def predict(self, request: Any, deadline: float | None = None) -> Any:
+        """PredictionService.Predict: runs a signature on the request's tensors."""
+        with self._servable(request.model_spec) as (name, servable):
+            return self._predict(request, name, servable, deadline)
+
+    def _predict(self, request: Any, name: str, servable: Servable,
+                 deadline: float | None) -> Any:
+        signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
+        signature = _signature(servable, signature_name, grpc.StatusCode.FAILED_PRECONDITION,
+                               f'Serving signature key "{signature_name}" not found.')
+        specs = signature.inputs
+        sent, wanted = set(request.inputs), set(specs)
+        if sent != wanted:
+            extra, missing = sorted(sent - wanted), sorted(wanted - sent)
+            raise _invalid(
+                f"Request inputs do not match required inputs for model `{name}`. Send extra: "
+                f"{{{', '.join(extra)}}}. Missing but required: {{{', '.join(missing)}}}. "
+                f"(signature {signature_name!r} takes {sorted(wanted)})")
+        arrays = {}
+        for key, proto in request.inputs.items():
+            array = tensor_to_array(key, proto, self._max_message_bytes)
+            want = spec_dtype_name(specs[key])
+            got = "string" if proto.dtype == 7 else _TF_NAME.get(_DT_NAME.get(proto.dtype, ""))
+            if got != want:
+                raise _invalid(
+                    f"input '{key}': expects {_TF_DTYPES.get(want, want)} but "
+                    f"{_DT_NAME.get(proto.dtype, proto.dtype)} is provided; send the dtype "
+                    "GetModelMetadata gives")
+            _check_shape(array, key, specs[key])
+            arrays[key] = array
+        if arrays:
+            first = next(iter(arrays.values()))
+            self._check_rows(first.shape[0] if first.ndim else 1, "rows")
+        filters = list(request.output_filter)
+        unknown = [f for f in filters if f not in signature.outputs]
+        if unknown:
+            raise _invalid(f"output tensor alias not found in signature: {unknown[0]} Outputs "
+                           f"expected to be in the set {{{','.join(sorted(signature.outputs))}}}.")
+        outputs = self._run(servable, signature_name, signature, arrays, deadline)
+        response = pb.PredictResponse()
+        _model_spec(response.model_spec, name, servable.version, signature_name)
+        for key in (filters or list(outputs)):
+            array_to_tensor(outputs[key], response.outputs[key])
+        return self._check_answer(response)
+
+    def classify(self, request: Any, deadline: float | None = None) -> Any:
+        """PredictionService.Classify: a classification signature on tf.Examples."""
+        signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
+        examples = self._examples(request.input)
+        with self._servable(request.model_spec) as (name, servable):
+            response = pb.ClassificationResponse()
+            _model_spec(response.model_spec, name, servable.version, signature_name)
+            self._run_task(servable, signature_name, CLASSIFY_METHOD, examples, deadline,
+                           response.result)
+        return self._check_answer(response)
+
+    def regress(self, request: Any, deadline: float | None = None) -> Any:
+        """PredictionService.Regress: a regression signature on tf.Examples."""
+        signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
+        examples = self._examples(request.input)
+        with self._servable(request.model_spec) as (name, servable):
+            response = pb.RegressionResponse()
+            _model_spec(response.model_spec, name, servable.version, signature_name)
+            self._run_task(servable, signature_name, REGRESS_METHOD, examples, deadline,
+                           response.result)
+        return self._check_answer(response)
+
+    def multi_inference(self, request: Any, deadline: float | None = None) -> Any:
+        """PredictionService.MultiInference: several classify/regress signatures of one model
+        on the same tf.Examples."""
+        if not request.tasks:
+            raise _invalid("MultiInferenceRequest has no tasks; give at least one InferenceTask")
+        names = {task.model_spec.name for task in request.tasks}
+        if "" in names:
+            raise _invalid("Found ModelSpec with an empty model name.")
+        if len(names) > 1:
+            raise _invalid("All ModelSpecs in a MultiInferenceRequest must access the same model "
+                           f"name; got {sorted(names)}")
+        specs = {(t.model_spec.WhichOneof("version_choice"), t.model_spec.version.value,
+                  t.model_spec.version_label) for t in request.tasks}
+        if len(specs) > 1:
+            raise _invalid("All ModelSpecs in a MultiInferenceRequest must access the same model "
+                           "version")
+        seen: set[str] = set()
+        for task in request.tasks:
+            signature_name = task.model_spec.signature_name or DEFAULT_SIGNATURE
+            if signature_name in seen:
+                raise _invalid(f"Duplicate evaluation of signature: {signature_name}")
+            seen.add(signature_name)
+            if task.method_name not in (CLASSIFY_METHOD, REGRESS_METHOD):
+                raise GrpcError(grpc.StatusCode.UNIMPLEMENTED,
+                                f"Unsupported signature method_name: {task.method_name}; a task "
+                                f"takes {CLASSIFY_METHOD} or {REGRESS_METHOD}")
+        examples = self._examples(request.input)
+        response = pb.MultiInferenceResponse()
+        with self._servable(request.tasks[0].model_spec) as (name, servable):
+            for task in request.tasks:
+                signature_name = task.model_spec.signature_name or DEFAULT_SIGNATURE
+                result = response.results.add()
+                _model_spec(result.model_spec, name, servable.version,
+                            task.model_spec.signature_name)
+                target = (result.classification_result if task.method_name == CLASSIFY_METHOD
+                          else result.regression_result)
+                self._run_task(servable, signature_name, task.method_name, examples, deadline,
+                               target, multi=True)
+        return self._check_answer(response)
+
+    def get_model_metadata(self, request: Any, deadline: float | None = None) -> Any:
+        """PredictionService.GetModelMetadata: the signature defs, as a SignatureDefMap packed
+        in `metadata["signature_def"]`."""
+        if not request.model_spec.name:
+            raise _invalid("Missing ModelSpec: model_spec.name is empty; name the model to use")
+        fields = list(request.metadata_field)
+        if not fields:
+            raise _invalid("GetModelMetadataRequest must specify at least one metadata_field "
+                           '(this server has "signature_def")')
+        for field in fields:
+            if field != "signature_def":
+                raise _invalid(f"Metadata field {field} is not supported; this server has "
+                               '"signature_def"')
+        with self._servable(request.model_spec) as (name, servable):
+            version, signatures = servable.version, dict(servable.signatures)
+        defs = pb.SignatureDefMap()
+        for key, signature in signatures.items():
+            target = defs.signature_def[key]
+            for alias, spec in signature.inputs.items():
+                _tensor_info(alias, spec, target.inputs[alias])
+            for alias, spec in signature.outputs.items():
+                _tensor_info(alias, spec, target.outputs[alias])
+            target.method_name = getattr(signature, "method_name", "")
+        response = pb.GetModelMetadataResponse()
+        _model_spec(response.model_spec, name, version, "")
+        response.metadata["signature_def"].Pack(defs)
+        return self._check_answer(response)
+
+    def get_model_status(self, request: Any, deadline: float | None = None) -> Any:
+        """ModelService.GetModelStatus: the state of the model's versions (or the one named)."""
+        spec = request.model_spec
+        if not spec.name:
+            raise _invalid("Missing ModelSpec: model_spec.name is empty; name the model to use")
+        models = self._models.get(spec.name)
+        which = spec.WhichOneof("version_choice")
+        version = spec.version.value if which == "version" else None
+        if models is None:
+            raise GrpcError(grpc.StatusCode.NOT_FOUND,
+                            f"Could not find any versions of model {spec.name}; this server "
+                            f"serves model(s) {sorted(self._models)}")
+        if which == "version_label":
+            version = _label_version(models, spec.name, spec.version_label)
+        response = pb.GetModelStatusResponse()
+        for entry in models.status(version):
+            status = response.model_version_status.add(
+                version=int(entry["version"]), state=pb.MODEL_STATES[entry["state"]])
+            status.status.error_code = pb.ERROR_CODES.get(entry["status"]["error_code"], 2)
+            status.status.error_message = entry["status"]["error_message"]
+        return response
+
+    def reload_config(self, request: bytes, deadline: float | None = None) -> Any:
+        """ModelService.HandleReloadConfigRequest: not offered (UNIMPLEMENTED)."""
+        raise GrpcError(grpc.StatusCode.UNIMPLEMENTED,
+                        "HandleReloadConfigRequest is not supported by this server: restart it "
+                        "with the new --model_config_file (new versions under a model's base "
+                        "path are picked up without a restart)")
+
+    # ------------------------------------------------------------- classify, regress
+    def _examples(self, input_proto: Any) -> np.ndarray:
+        """The serialized tf.Examples of an Input (context features first, then the
+        example's, as TF Serving concatenates them); INVALID_ARGUMENT when there are none."""
+        kind = input_proto.WhichOneof("kind")
+        if kind == "example_list":
+            serialized = [e.SerializeToString() for e in input_proto.example_list.examples]
+        elif kind == "example_list_with_context":
+            with_context = input_proto.example_list_with_context
+            context = with_context.context.SerializeToString()
+            serialized = [context + e.SerializeToString() for e in with_context.examples]
+        else:
+            serialized = []
+        if not serialized:
+            raise _invalid("Input is empty.")
+        self._check_rows(len(serialized), "examples")
+        array = np.empty(len(serialized), dtype=object)
+        array[:] = serialized
+        return array
+
+    def _run_task(self, servable: Servable, signature_name: str, method_name: str,
+                  examples: np.ndarray, deadline: float | None, result: Any,
+                  multi: bool = False) -> None:
+        """Runs the classify/regress signature `signature_name` on `examples` into `result` (a
+        ClassificationResult or RegressionResult)."""
+        classify = method_name == CLASSIFY_METHOD
+        kind = "classification" if classify else "regression"
+        code = grpc.StatusCode.INVALID_ARGUMENT if multi else grpc.StatusCode.FAILED_PRECONDITION
+        missing = (f"Requested signature not found in model graph: {signature_name}" if multi
+                   else f'Serving signature key "{signature_name}" not found.')
+        signature = _signature(servable, signature_name, code, missing)
+        actual = getattr(signature, "method_name", "")
+        if actual != method_name:
+            others = sorted(k for k, s in servable.signatures.items()
+                            if getattr(s, "method_name", "") == method_name)
+            hint = (f"; give model_spec.signature_name one of {others}" if others
+                    else f"; this export has no {kind} signature")
+            raise _invalid(f"Expected {kind} signature method_name to be {method_name}. Was: "
+                           f"{actual} (signature {signature_name!r}){hint}")
+        names = list(signature.inputs)
+        if len(names) != 1 or spec_dtype_name(signature.inputs[names[0]]) != "string":
+            raise GrpcError(grpc.StatusCode.FAILED_PRECONDITION,
+                            f"signature {signature_name!r} takes {names}, not one batch of "
+                            "serialized tf.Examples")
+        outputs = self._run(servable, signature_name, signature, {names[0]: examples}, deadline)
+        n = len(examples)
+        if classify:
+            _classification_result(outputs, n, result)
+        else:
+            _regression_result(outputs, n, result)
+
+
+# --------------------------------------------------------------------------- helpers
+def _model_name(request: Any) -> str:
+    spec = getattr(request, "model_spec", None)
+    if spec is not None:
+        return spec.name
+    tasks = getattr(request, "tasks", None)
+    return tasks[0].model_spec.name if tasks else ""
+
+
+def _label_version(models: ModelVersions, name: str, label: str) -> int:
+    """The version the label `label` of model `name` stands for (ModelVersions.label_version,
+    where version labels are configured); NOT_FOUND otherwise."""
+    lookup = getattr(models, "label_version", None)
+    if lookup is None:
+        raise GrpcError(grpc.StatusCode.NOT_FOUND,
+                        f"Unrecognized servable version label: {label} (model {name!r}); version "
+                        "labels come from --model_config_file; give model_spec.version instead")
+    try:
+        return int(lookup(label))
+    except (KeyError, LookupError):
+        raise GrpcError(grpc.StatusCode.NOT_FOUND,
+                        f"Unrecognized servable version label: {label} (model {name!r})") from None
+
+
+def _signature(servable: Servable, name: str, code: grpc.StatusCode, message: str) -> Any:
+    signature = servable.signatures.get(name)
+    if signature is None:
+        raise GrpcError(code, f"{message} (version {servable.version} has "
+                        f"{sorted(servable.signatures)})")
+    return signature
+
+
+def _model_spec(spec: Any, name: str, version: int, signature_name: str) -> None:
+    spec.name = name
+    spec.version.value = version
+    spec.signature_name = signature_name
+
+
+def _classification_result(outputs: Mapping[str, Any], n: int, result: Any) -> None:
+    classes, scores = outputs.get("classes"), outputs.get("scores")
+    if classes is None and scores is None:
+        raise GrpcError(grpc.StatusCode.FAILED_PRECONDITION,
+                        'Expected classification function outputs to contain "classes" and/or '
+                        f'"scores"; got {sorted(outputs)}')
+    labels = None if classes is None else to_numpy(classes).reshape(n, -1)
+    values = None if scores is None else to_numpy(scores).astype(np.float32).reshape(n, -1)
+    if labels is not None and values is not None and labels.shape != values.shape:
+        raise GrpcError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"Tensors class and score should match in shape; got {list(labels.shape)} "
+                        f"and {list(values.shape)}")
+    width = (labels if labels is not None else values).shape[1]
+    for row in range(n):
+        classifications = result.classifications.add()
+        for column in range(width):
+            entry = classifications.classes.add()
+            if labels is not None:
+                label = labels[row, column]
+                entry.label = (bytes(label).decode("utf-8", "replace")
+                               if isinstance(label, (bytes, np.bytes_)) else str(label))
+            if values is not None:
+                entry.score = float(values[row, column])
+
+
+def _regression_result(outputs: Mapping[str, Any], n: int, result: Any) -> None:
+    if "outputs" not in outputs:
+        raise GrpcError(grpc.StatusCode.FAILED_PRECONDITION,
+                        f"No regression outputs found in the signature: it returned "
+                        f"{sorted(outputs)}, not 'outputs'")
+    values = to_numpy(outputs["outputs"]).astype(np.float32)
+    if values.size != n:
+        raise GrpcError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"Expected output Tensor shape to be [{n}] or [{n}, 1]; got "
+                        f"{list(values.shape)}")
+    for value in values.reshape(n).tolist():
+        result.regressions.add(value=value)
+
+
+# ----------------------------------------------------------------------------- server
+def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: int,
+                      max_threads: int, max_message_bytes: int,
+                      max_rows: int | None = DEFAULT_MAX_ROWS,
+                      max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
+                      timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
+                      max_queue: int = DEFAULT_MAX_QUEUE, metrics: Any = None,
+                      batcher: Any = None, reuse_port: bool = False) -> grpc.Server:
+    """Starts TF Serving's gRPC API (PredictionService, ModelService) for `models` on
+    `host:port`; returns the started `grpc.Server` (`server.stop(grace)` refuses new calls and
+    lets those in flight finish within `grace` seconds).
+
+    Args:
+        models: model name -> ModelVersions (loaded already; shared with the REST API).
+        host: address to listen on (`0.0.0.0`: every interface).
+        port: the gRPC port (TF Serving's `--port`, 8500 by default).
+        max_threads: calls answered at once.
+        max_message_bytes: larger requests are refused with RESOURCE_EXHAUSTED, unread (the
+            REST side's `--max_body_bytes`).
+        max_rows: a request with more examples/rows is refused with RESOURCE_EXHAUSTED.
+        max_response_bytes: an answer over this many bytes is refused with
+            RESOURCE_EXHAUSTED.
+        timeout_seconds: a call still running then is stopped at its next step with
+            DEADLINE_EXCEEDED (a client's own deadline applies too).
+        max_queue: past this many calls queued or running, a call is refused with
+            RESOURCE_EXHAUSTED at once.
+        metrics: a `_monitoring.Metrics` counting the calls (None: not counted).
+        batcher: the REST side's `Batcher` (`--enable_batching`): gRPC and REST calls are
+            batched together.
+        reuse_port: let other processes of this server share the port (`--rest_api_workers`).
+
+    Raises:
+        OSError naming the address when the port cannot be bound (in use, not permitted).
+    """
+    api = PredictionApi(models, max_rows=max_rows, max_response_bytes=max_response_bytes,
+                        max_message_bytes=max_message_bytes, timeout_seconds=timeout_seconds,
+                        metrics=metrics, batcher=batcher)
+    options = [("grpc.max_receive_message_length", max_message_bytes),
+               ("grpc.max_send_message_length",
+                -1 if max_response_bytes is None else max_response_bytes + 1024),
+               ("grpc.so_reuseport", 1 if reuse_port else 0)]
+    server = grpc.server(ThreadPoolExecutor(max_workers=max_threads,
+                                            thread_name_prefix="serving-grpc"),
+                         handlers=api.handlers(), options=options,
+                         maximum_concurrent_rpcs=max_queue)
+    address = f"[{host.strip('[]')}]:{port}" if ":" in host else f"{host or '0.0.0.0'}:{port}"
+    try:
+        bound = server.add_insecure_port(address)
+    except RuntimeError as error:
+        raise OSError(f"gRPC could not listen on {address} (--port={port}): {error}; the port is "
+                      "in use or not permitted: pass another --port (0: no gRPC)") from None
+    if not bound:
+        raise OSError(f"gRPC could not listen on {address} (--port={port}): the port is in use "
+                      "or not permitted; pass another --port (0: no gRPC)")
+    server.start()
+    _LOG.info("Running gRPC ModelServer at %s (%d threads)", address, max_threads)
+    return server
+
+
+def start_from_settings(settings: Mapping[str, Any] | None, models: Mapping[str, ModelVersions],
+                        **limits: Any) -> grpc.Server | None:
+    """Starts the gRPC server `serve` asked for, or returns None: `settings` is None or a dict
+    with `port` (0: no gRPC), `host`, `reuse_port` and `optional` (True for the default port,
+    taken when free: a port in use is then logged and gRPC left out rather than failing the
+    server). `limits` are `start_grpc_server`'s other keyword arguments."""
+    if not settings or not settings.get("port"):
+        return None
+    try:
+        return start_grpc_server(models, host=settings.get("host", "0.0.0.0"),
+                                 port=int(settings["port"]),
+                                 reuse_port=bool(settings.get("reuse_port", False)), **limits)
+    except OSError as error:
+        if not settings.get("optional"):
+            raise
+        _LOG.warning("%s; serving HTTP/REST only (give --port to require gRPC)", error)
+        return None
