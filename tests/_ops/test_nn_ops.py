@@ -414,16 +414,63 @@ def test_compute_average_loss_and_log_poisson():
     )
 
 
-@pytest.mark.parametrize("op", ["nce_loss", "sampled_softmax_loss"])
-def test_candidate_sampling_losses_are_refused_with_a_pointer(op):
-    with pytest.raises(tf.errors.UnimplementedError, match="softmax_cross_entropy_with_logits"):
-        getattr(tf.nn, op)(
-            tf.ones([5, 3]), tf.zeros([5]), tf.ones([2, 1], dtype=tf.int64), tf.ones([2, 3]), 2, 5
-        )
-    with pytest.raises(NotImplementedError):
-        getattr(tf.nn, op)(
-            tf.ones([5, 3]), tf.zeros([5]), tf.ones([2, 1], dtype=tf.int64), tf.ones([2, 3]), 2, 5
-        )
+def test_candidate_sampling_losses_equal_tfs():
+    """Values recorded from TF 2.15 with the same weights and fixed sampled_values."""
+    rng = np.random.default_rng(5)
+    w, b, x = (torch.from_numpy(rng.normal(size=s).astype(np.float32)) for s in ((8, 3), (8,), (4, 3)))
+    y = np.array([[1], [3], [5], [7]], np.int64)
+    sv = (torch.tensor([3, 0, 6]), torch.tensor([[0.3], [0.4], [0.5], [0.6]]), torch.tensor([0.2, 0.7, 0.9]))
+    close = np.testing.assert_allclose
+    close(tf.nn.nce_loss(w, b, y, x, 3, 8, sampled_values=sv).numpy(),
+          [5.008880615234375, 6.355917930603027, 4.1995978355407715, 5.348596572875977], rtol=1e-6)
+    close(tf.nn.nce_loss(w, b, y, x, 3, 8, sampled_values=sv, remove_accidental_hits=True).numpy(),
+          [5.008880615234375, 4.159298896789551, 4.1995978355407715, 5.348596572875977], rtol=1e-6)
+    close(tf.nn.sampled_softmax_loss(w, b, y, x, 3, 8, sampled_values=sv).numpy(),
+          [1.5340404510498047, 1.7637479305267334, 3.1301193237304688, 2.2843854427337646], rtol=1e-6)
+    close(tf.nn.sampled_softmax_loss(w, b, y, x, 3, 8, sampled_values=sv, remove_accidental_hits=False).numpy(),
+          [1.5340404510498047, 2.058506965637207, 3.1301193237304688, 2.2843854427337646], rtol=1e-6)
+    close(tf.nn.sampled_softmax_loss([w[:4], w[4:]], b, y, x, 3, 8, sampled_values=sv).numpy(),
+          [1.5340404510498047, 1.7637479305267334, 3.1301193237304688, 2.2843854427337646], rtol=1e-6)
+    y2 = np.array([[1, 2], [3, 0], [5, 6], [7, 7]], np.int64)
+    sv2 = (torch.tensor([3, 0, 6]), torch.tensor([[0.3, 0.1], [0.4, 0.2], [0.5, 0.3], [0.6, 0.6]]),
+           torch.tensor([0.2, 0.7, 0.9]))
+    close(tf.nn.sampled_softmax_loss(w, b, y2, x, 3, 8, num_true=2, sampled_values=sv2).numpy(),
+          [2.295975923538208, 1.4560340642929077, 2.8739891052246094, 2.381363868713379], rtol=1e-6)
+    close(tf.nn.nce_loss(w, b, y2, x, 3, 8, num_true=2, sampled_values=sv2).numpy(),
+          [6.482891082763672, 9.124202728271484, 4.357292652130127, 6.585270404815674], rtol=1e-6)
+    # the default sampler draws its own negatives; the loss trains the weights
+    w.requires_grad_(True)
+    tf.nn.sampled_softmax_loss(w, b, y, x, 3, 8).sum().backward()
+    assert torch.isfinite(w.grad).all() and w.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="num_true=2"):
+        tf.nn.nce_loss(w, b, y, x, 3, 8, num_true=2)
+
+
+def test_candidate_samplers_expected_counts_as_tf():
+    classes = torch.tensor([[1, 3], [2, 7]])
+    sampled, true_count, sampled_count = tf.random.uniform_candidate_sampler(classes, 2, 5, False, 10, seed=1)
+    assert sampled.shape == (5,) and ((sampled >= 0) & (sampled < 10)).all()
+    assert torch.allclose(true_count, torch.full((2, 2), 0.5)) and torch.allclose(sampled_count, torch.full((5,), 0.5))
+    sampled, true_count, _ = tf.random.uniform_candidate_sampler(classes, 2, 5, True, 10, seed=1)
+    assert len(set(sampled.tolist())) == 5  # unique: 1 - 0.9 ** tries, tries >= 5
+    assert float(true_count[0, 0]) >= 1 - 0.9 ** 5 - 1e-6
+    # log-uniform: P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1); TF: 0.2455967 for class 7 of 10, 5 draws
+    _, true_count, _ = tf.random.log_uniform_candidate_sampler(classes, 2, 5, False, 10, seed=1)
+    assert abs(float(true_count[1, 1]) - 0.2455967) < 1e-6 and abs(float(true_count[0, 0]) - 0.8454604) < 1e-6
+    # fixed unigram: TF gives 0.10909091 / 0.21818182 for classes 1 and 3, 3 draws, unigrams 1..10
+    _, true_count, _ = tf.random.fixed_unigram_candidate_sampler(classes, 2, 3, False, 10, unigrams=range(1, 11))
+    np.testing.assert_allclose(true_count[0].numpy(), [0.10909091, 0.21818182], rtol=1e-6)
+    _, true_count, _ = tf.random.fixed_unigram_candidate_sampler(classes, 2, 3, False, 10, unigrams=range(1, 11),
+                                                                 distortion=0.5)
+    np.testing.assert_allclose(true_count[0].numpy(), [0.18882802, 0.26704317], rtol=1e-6)
+    sampled, true_count, sampled_count = tf.random.all_candidate_sampler(classes, 2, 10, True)
+    assert sampled.tolist() == list(range(10)) and bool((true_count == 1).all() and (sampled_count == 1).all())
+    rows, ids, weights = tf.nn.compute_accidental_hits(classes, torch.tensor([3, 5, 7, 1]), 2)
+    assert rows.tolist() == [0, 0, 1] and ids.tolist() == [3, 0, 2]  # TF 2.15 gives these, in this order
+    assert weights.tolist() == [-3.4028234663852886e38] * 3
+    assert [a.value for a in tf.random.Algorithm] == [1, 2, 3]
+    assert tf.random.create_rng_state(42, "philox").tolist() == [42, 0, 0]
+    assert tf.random.create_rng_state(42, "threefry").tolist() == [42, 0]
 
 
 # ----------------------------------------------------------------------------- embeddings

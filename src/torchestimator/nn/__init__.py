@@ -2,9 +2,17 @@
 
 Convolutions and pooling take TF's layouts (`NHWC` by default) and padding rules (`'SAME'` pads
 more at the end when the total is odd); see `torchestimator._ops.nn_ops`. `nce_loss` and
-`sampled_softmax_loss` raise `tf.errors.UnimplementedError` naming the replacement.
+`sampled_softmax_loss` sample their negatives with the candidate samplers.
 """
 
+from torchestimator._ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from torchestimator._ops.ctc_ops import (
     collapse_repeated,
     ctc_beam_search_decoder,

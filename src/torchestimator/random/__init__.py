@@ -4,6 +4,15 @@ Seeding follows TF's rule (see `torchestimator._ops.random_ops`): `set_seed` see
 an op's `seed=` gives it its own generator for the (global seed, op seed) pair.
 """
 
+from torchestimator._ops.candidate_sampling_ops import (
+    Algorithm,
+    all_candidate_sampler,
+    create_rng_state,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from torchestimator._ops.random_ops import (
     Generator,
     categorical,

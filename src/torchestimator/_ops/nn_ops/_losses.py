@@ -9,9 +9,15 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator._ops.convert import binary_operands, dtype_name, normalize_axis, shapes_error
+from torchestimator._ops.convert import (
+    binary_operands,
+    convert_to_tensor,
+    dtype_name,
+    normalize_axis,
+    shapes_error,
+)
 from torchestimator._ops.nn_ops._common import Tensor, _floating, _like, _numeric, _tensor
-from torchestimator.errors import InvalidArgumentError, UnimplementedError
+from torchestimator.errors import InvalidArgumentError
 
 # ----------------------------------------------------------------------------- losses
 
@@ -237,6 +243,56 @@ def scale_regularization_loss(regularization_loss: Any) -> Tensor:
     return _floating(regularization_loss, "scale_regularization_loss", "regularization_loss").sum()
 
 
+def _weights_matrix(weights: Any) -> Tensor:
+    """`weights` as one [num_classes, dim] matrix (a list of shards is TF 2's 'div'
+    partition: contiguous blocks, concatenated in order)."""
+    if isinstance(weights, (list, tuple)):
+        return torch.cat([convert_to_tensor(w) for w in weights], dim=0)
+    return convert_to_tensor(weights)
+
+
+def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+                            num_classes: int, num_true: int, sampled_values: Any, subtract_log_q: bool,
+                            remove_accidental_hits: bool, seed: int | None, owner: str) -> tuple[Tensor, Tensor]:
+    """TF's `_compute_sampled_logits`: the logits of the true classes and of the sampled
+    negatives ([batch, num_true + num_sampled]) and their labels (1 / num_true, then 0)."""
+    from torchestimator._ops import candidate_sampling_ops as sampling
+
+    labels = convert_to_tensor(labels).to(torch.int64)
+    if labels.ndim == 1:
+        labels = labels.reshape(-1, 1)
+    if labels.shape[1] != num_true:
+        raise ValueError(f"{owner}: labels must be [batch_size, num_true={num_true}]; received shape "
+                         f"{tuple(labels.shape)}.")
+    inputs = convert_to_tensor(inputs)
+    w = _weights_matrix(weights)
+    b = convert_to_tensor(biases) if not isinstance(biases, (list, tuple)) else torch.cat(
+        [convert_to_tensor(x) for x in biases])
+    if w.shape[0] != num_classes or b.shape[0] != num_classes:
+        raise ValueError(f"{owner}: weights ({tuple(w.shape)}) and biases ({tuple(b.shape)}) must have "
+                         f"num_classes={num_classes} rows.")
+    if sampled_values is None:
+        sampled_values = sampling.log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes,
+                                                                seed=seed)
+    sampled, true_expected, sampled_expected = (convert_to_tensor(v).detach() for v in sampled_values)
+    sampled = sampled.to(torch.int64).to(w.device)
+    batch = labels.shape[0]
+    true_w = w[labels.reshape(-1).to(w.device)].reshape(batch, num_true, -1)
+    true_logits = (inputs.unsqueeze(1) * true_w).sum(-1) + b[labels.to(b.device)]
+    sampled_logits = inputs @ w[sampled].T + b[sampled]
+    if remove_accidental_hits:
+        rows, cols, hit = sampling.compute_accidental_hits(labels, sampled, num_true)
+        mask = torch.zeros_like(sampled_logits)
+        mask[rows.to(torch.int64), cols] = hit.to(mask.dtype)
+        sampled_logits = sampled_logits + mask
+    if subtract_log_q:
+        true_logits = true_logits - torch.log(true_expected.to(true_logits.device, true_logits.dtype))
+        sampled_logits = sampled_logits - torch.log(sampled_expected.to(sampled_logits.device, sampled_logits.dtype))
+    logits = torch.cat([true_logits, sampled_logits], dim=1)
+    targets = torch.cat([torch.full_like(true_logits, 1.0 / num_true), torch.zeros_like(sampled_logits)], dim=1)
+    return logits, targets
+
+
 def nce_loss(
     weights: Any,
     biases: Any,
@@ -249,17 +305,16 @@ def nce_loss(
     remove_accidental_hits: bool = False,
     name: str = "nce_loss",
 ) -> Tensor:
-    """TF's noise-contrastive estimation loss: not provided (refused with a clear error)."""
-    raise UnimplementedError(
-        None,
-        None,
-        "tf.nn.nce_loss is not provided by torchestimator (it needs TF's candidate samplers). "
-        "Compute "
-        "the full logits, `tf.matmul(inputs, weights, transpose_b=True) + biases`, and use "
-        "tf.nn.softmax_cross_entropy_with_logits (or "
-        "tf.nn.sparse_softmax_cross_entropy_with_logits "
-        "with integer labels) over all classes instead.",
-    )
+    """The noise-contrastive estimation loss of each example ([batch]): sigmoid cross entropy
+    of the true classes against `num_sampled` negatives drawn by `sampled_values` (default:
+    `tf.random.log_uniform_candidate_sampler`, unique), logits corrected by the log of each
+    class' expected count. `weights` [num_classes, dim] (or a list of 'div' shards),
+    `biases` [num_classes], `labels` [batch, num_true], `inputs` [batch, dim]."""
+    logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                                              num_true, sampled_values, True, remove_accidental_hits, None,
+                                              "nce_loss")
+    losses = torch.clamp(logits, min=0) - logits * targets + torch.log1p(torch.exp(-logits.abs()))
+    return losses.sum(dim=1)
 
 
 def sampled_softmax_loss(
@@ -275,14 +330,10 @@ def sampled_softmax_loss(
     seed: int | None = None,
     name: str = "sampled_softmax_loss",
 ) -> Tensor:
-    """TF's sampled softmax loss: not provided (refused with a clear error)."""
-    raise UnimplementedError(
-        None,
-        None,
-        "tf.nn.sampled_softmax_loss is not provided by torchestimator (it needs TF's candidate "
-        "samplers). Compute the full logits, `tf.matmul(inputs, weights, transpose_b=True) + "
-        "biases`, "
-        "and use tf.nn.softmax_cross_entropy_with_logits (or "
-        "tf.nn.sparse_softmax_cross_entropy_with_logits with integer labels) over all classes "
-        "instead.",
-    )
+    """The sampled softmax loss of each example ([batch]): softmax cross entropy over the true
+    classes and `num_sampled` negatives (default sampler: log-uniform, unique), with
+    accidental hits of a true class among the negatives removed (`remove_accidental_hits`)."""
+    logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                                              num_true, sampled_values, True, remove_accidental_hits, seed,
+                                              "sampled_softmax_loss")
+    return -(targets.detach() * torch.log_softmax(logits, dim=1)).sum(dim=1)
