@@ -21,6 +21,18 @@ from torchestimator._ops.image_codecs import (
 from torchestimator._ops.image_ops import decode_jpeg, decode_png, encode_jpeg, encode_png
 from torchestimator.io import gfile
 from torchestimator.io._decode_csv import decode_csv
+from torchestimator.io._io_extras import (
+    decode_and_crop_jpeg,
+    decode_compressed,
+    decode_json_example,
+    deserialize_many_sparse,
+    extract_jpeg_shape,
+    is_jpeg,
+    match_filenames_once,
+    matching_files,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from torchestimator.io._parse_example import parse_example, parse_single_example
 from torchestimator.io._parse_spec import (
     FixedLenFeature,
