@@ -42,8 +42,8 @@ raw_test_ds = tf.keras.utils.text_dataset_from_directory(test_dir, batch_size=ba
 
 for text_batch, label_batch in raw_train_ds.take(1):
     for i in range(2):
-        # TF's tutorial prints text_batch.numpy()[i]; a string batch here is a numpy array already.
-        print("Review:", text_batch[i][:60], "label:", label_batch.numpy()[i])
+        print("Review", text_batch.numpy()[i])
+        print("Label", label_batch.numpy()[i])
 print("Class 0 is", raw_train_ds.class_names[0], "and class 1 is", raw_train_ds.class_names[1])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -71,3 +72,94 @@ def test_a_cuda_tensor_is_copied_to_the_host():
     t = torch.arange(3.0, device="cuda", requires_grad=True) * 2
     np.testing.assert_array_equal(t.numpy(), [0.0, 2.0, 4.0])
     np.testing.assert_array_equal(np.asarray(t), [0.0, 2.0, 4.0])
+
+
+# --- NumPy's functions on tensors (`__array_function__`) ---------------------------------------
+
+def test_numpys_reductions_read_a_tensor_as_tensorflows_eager_tensor():
+    t = torch.tensor([[0.0, 3.0, 1.0], [2.0, 5.0, 4.0]])
+    assert np.min(t) == 0.0 and np.max(t) == 5.0 and np.amax(t) == 5.0
+    assert isinstance(np.min(t), np.float32) and np.mean(t) == 2.5
+    assert np.argmax(t, axis=1).tolist() == [1, 1] and np.argmin(t) == 0
+    np.testing.assert_array_equal(np.sum(t, axis=0), [2.0, 8.0, 5.0])
+    np.testing.assert_array_equal(np.sum(t, axis=1, keepdims=True), [[4.0], [11.0]])
+    assert np.prod(t + 1) == 720.0 and np.any(t) and not np.all(t)
+    np.testing.assert_allclose(np.std(t), np.std(t.numpy())), np.testing.assert_allclose(np.var(t), np.var(t.numpy()))
+    np.testing.assert_array_equal(np.round(t / 3, 2), np.round(t.numpy() / 3, 2))
+    np.testing.assert_array_equal(np.clip(t, 1, 2), [[1, 2, 1], [2, 2, 2]])
+    np.testing.assert_array_equal(np.cumsum(t), np.cumsum(t.numpy()))
+    for result in (np.argmax(t, axis=1), np.sum(t, axis=0), np.round(t, 2), np.transpose(t)):
+        assert type(result) is np.ndarray  # numpy's answer, not a tensor or a torch namedtuple
+    assert np.shape(t) == (2, 3) and np.ndim(t) == 2 and np.size(t) == 6 and np.size(t, 1) == 3
+    np.testing.assert_array_equal(np.concatenate([t, np.ones((1, 3))]), np.concatenate([t.numpy(), np.ones((1, 3))]))
+    assert np.stack([t, t]).shape == (2, 2, 3)
+
+
+def test_numpys_functions_read_variables_and_tensors_that_record():
+    model = _Linear()
+    out = model(tf.constant([1.0, 2.0]))
+    assert out.requires_grad
+    assert np.max(out) == 10.0 and np.mean(out) == 7.5
+    assert np.sum(tf.Variable([1.0, 2.0])) == 3.0
+    assert np.argmax(tf.keras.layers.Softmax()(tf.constant([[1.0, 3.0, 2.0]])), axis=1).tolist() == [1]
+
+
+def test_a_write_through_out_reaches_the_tensor():
+    t = torch.zeros(3)
+    np.sum(np.ones((2, 3)), axis=0, out=t)
+    assert t.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_torchs_own_methods_and_ufuncs_are_untouched():
+    t = torch.tensor([[0.0, 3.0], [2.0, 1.0]])
+    values, indices = t.min(dim=1)
+    assert values.tolist() == [0.0, 1.0] and indices.tolist() == [0, 1]
+    assert torch.Tensor.sum is torch._C.TensorBase.sum and torch.Tensor.min is torch._C.TensorBase.min
+    assert t.sum(0).tolist() == [2.0, 4.0] and isinstance(t.max(), torch.Tensor)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's __array_wrap__ on NumPy 2
+        assert isinstance(t[0] * np.ones(2), torch.Tensor)  # a binary op with an array: torch's
+        assert isinstance(np.exp(t), torch.Tensor)  # a ufunc: torch's __array_wrap__, as before
+
+
+def test_the_opt_out_keeps_numpys_calls_of_torchs_methods():
+    program = ("import numpy as np, torch, torchestimator\n"
+               "try:\n    np.min(torch.ones(2))\n"
+               "except TypeError as e:\n    print('refused', 'dim' in str(e))\n")
+    env = {**os.environ, "TORCHESTIMATOR_TORCH_NUMPY": "1"}
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert result.stdout.strip() == "refused True", result.stderr[-2000:]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_numpy_functions_on_a_cuda_tensor():
+    t = torch.arange(6.0, device="cuda").reshape(2, 3)
+    assert np.shape(t) == (2, 3) and np.size(t) == 6  # metadata: no copy to the host
+    assert np.max(t) == 5.0 and np.argmax(t, axis=1).tolist() == [2, 2]
+
+
+def test_the_image_tutorials_numpy_calls_on_a_batch(tmp_path):
+    from PIL import Image
+
+    for name, colour in (("dark", (10, 20, 30)), ("light", (200, 220, 250))):
+        (tmp_path / name).mkdir()
+        for i in range(2):
+            Image.new("RGB", (8, 6), colour).save(tmp_path / name / f"{i}.png")
+    ds = tf.keras.utils.image_dataset_from_directory(str(tmp_path), image_size=(6, 8), batch_size=4,
+                                                     shuffle=False)
+    images, labels = next(iter(ds))
+    assert np.min(images) == 10.0 and np.max(images) == 250.0
+    normalization_layer = tf.keras.layers.Rescaling(1. / 255)
+    normalized_ds = ds.map(lambda x, y: (normalization_layer(x), y))
+    image_batch, labels_batch = next(iter(normalized_ds))
+    first_image = image_batch[0]
+    assert isinstance(np.min(first_image), np.float32)
+    np.testing.assert_allclose([np.min(first_image), np.max(first_image)], [10 / 255, 30 / 255], rtol=1e-6)
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+    predictions = model.predict(images, verbose=0)
+    assert type(predictions) is np.ndarray
+    assert np.argmax(predictions, axis=1).tolist() == predictions.argmax(axis=1).tolist()
+    score = tf.nn.softmax(predictions[0])
+    assert np.argmax(score) in (0, 1) and 0.5 <= np.max(score) <= 1.0
+    assert np.mean(labels) == 0.5 and np.round(np.mean(images) / 255, 2) == np.round(images.numpy().mean() / 255, 2)

@@ -10,9 +10,21 @@ such a tensor, and a CUDA one.
 Importing the package therefore makes `torch.Tensor.numpy` behave as `numpy(force=True)`
 whenever torch would refuse: a tensor that requires grad is read detached (sharing memory, as
 `t.detach().numpy()`), a tensor on another device is copied to the host. A tensor torch
-accepts is handled by torch exactly as before, and autograd is untouched. This is the only
-torch method the package replaces; set the environment variable
-`TORCHESTIMATOR_TORCH_NUMPY=1` before importing it to keep torch's own method.
+accepts is handled by torch exactly as before, and autograd is untouched.
+
+NumPy's functions read a tensor as TensorFlow's eager tensors do: `np.min(t)`, `np.mean(t)`,
+`np.argmax(t, axis=1)`, `np.sum(t, axis=0)`, `np.round(t, 2)`, `np.size(t)` compute on the
+tensor's value and return numpy (a NumPy scalar or ndarray), as `np.min(np.asarray(t))`. By
+itself NumPy would call the tensor's own `t.min(axis=None, out=None)`, whose signature is
+torch's (`dim=`), and fail or return a torch namedtuple. The package gives `torch.Tensor` the
+`__array_function__` protocol (NEP 18, which torch does not implement): a NumPy function called
+with tensors among its arguments reads them as arrays (as `np.asarray`, sharing memory with a
+CPU tensor) and runs NumPy's own code. No torch method changes: `t.sum()`, `t.min(dim=1)` and
+every torch function run torch's code, at torch's speed; NumPy's ufuncs (`np.exp(t)`) are
+untouched as well (torch's `__array_wrap__` keeps giving tensors).
+
+These two are the only changes to torch's classes the package makes; set the environment
+variable `TORCHESTIMATOR_TORCH_NUMPY=1` before importing it to keep torch's own behaviour.
 """
 
 from __future__ import annotations
@@ -36,15 +48,53 @@ def _numpy(self: torch.Tensor, *, force: bool = False) -> np.ndarray:
     return _TORCH_NUMPY(self, force=force)
 
 
+def _as_array(value: Any) -> Any:
+    """`value` with its tensors (also inside lists and tuples, as `np.concatenate([a, b])` and
+    `np.stack` take them) read as NumPy arrays."""
+    if isinstance(value, torch.Tensor):
+        return _numpy(value)
+    if type(value) in (list, tuple) and any(isinstance(v, (torch.Tensor, list, tuple)) for v in value):
+        return type(value)(_as_array(v) for v in value)
+    return value
+
+
+def _size(t: torch.Tensor, axis: int | None = None) -> int:
+    return t.numel() if axis is None else int(t.shape[axis])
+
+
+# NumPy functions of a tensor's metadata: answered without reading the value (which, for a
+# tensor on a GPU, would copy it to the host).
+_METADATA = {
+    np.shape: lambda t: tuple(t.shape),
+    np.ndim: lambda t: t.dim(),
+    np.size: _size,
+}
+
+
+def _array_function(self: torch.Tensor, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    """NEP 18's `__array_function__`: runs the NumPy function `func` on the arrays the tensors
+    read as; the result is NumPy's, as for TensorFlow's eager tensors. Any other
+    array-function type among the arguments still gets its own turn (NumPy dispatches again)."""
+    metadata = _METADATA.get(func)
+    if metadata is not None and args and isinstance(args[0], torch.Tensor):
+        return metadata(*args, **kwargs)
+    args = tuple(_as_array(a) for a in args)
+    kwargs = {k: _as_array(v) for k, v in kwargs.items()}
+    return func(*args, **kwargs)
+
+
 def install() -> None:
-    """Replaces `torch.Tensor.numpy` with TensorFlow's reading (see the module docstring),
-    unless `TORCHESTIMATOR_TORCH_NUMPY=1`; installing twice is harmless."""
+    """Replaces `torch.Tensor.numpy` with TensorFlow's reading and gives tensors NumPy's
+    `__array_function__` (see the module docstring), unless `TORCHESTIMATOR_TORCH_NUMPY=1`;
+    installing twice is harmless."""
     if os.environ.get(_OPT_OUT, "").strip().lower() in ("1", "true", "yes"):
         return
     torch.Tensor.numpy = _numpy  # type: ignore[method-assign]
+    torch.Tensor.__array_function__ = _array_function  # type: ignore[attr-defined]
 
 
 def installed() -> bool:
-    """Whether `torch.Tensor.numpy` is TensorFlow's reading."""
+    """Whether `torch.Tensor.numpy` is TensorFlow's reading (and NumPy's functions read
+    tensors as arrays)."""
     current: Any = torch.Tensor.numpy
-    return current is _numpy
+    return current is _numpy and getattr(torch.Tensor, "__array_function__", None) is _array_function

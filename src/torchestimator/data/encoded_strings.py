@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from torchestimator.data.string_tensor import StringTensor
+
 #: Columns shorter than this are left as they are (the encoding pays off over many batches).
 MIN_ROWS = 1024
 
@@ -44,7 +46,7 @@ MIN_ROWS = 1024
 MAX_DISTINCT_FRACTION = 0.25
 
 
-class EncodedStrings(np.ndarray):
+class EncodedStrings(StringTensor):
     """An object array of `str` with `codes` (int32, same shape) indexing `dictionary`.
 
     `codes` is None when the codes are not known to match the values (see the module doc).

@@ -6,8 +6,10 @@ from typing import Any
 
 import torch
 
+from torchestimator._dtypes import string
 from torchestimator.data.streams import iter_elements
-from torchestimator.data.structure import make_packer
+from torchestimator.data.string_tensor import for_user
+from torchestimator.data.structure import flat_specs, make_packer
 
 
 class DatasetIterator:
@@ -16,12 +18,13 @@ class DatasetIterator:
     Dropping the iterator (or calling `close()`) stops the background threads of the pass.
     """
 
-    __slots__ = ("_dataset", "_flat", "_pack")
+    __slots__ = ("_dataset", "_flat", "_pack", "_strings")
 
     def __init__(self, dataset: Any):
         self._dataset = dataset
         self._flat = iter_elements(dataset._open())
         self._pack = None
+        self._strings: list[int] = []  # the flat positions of string components
 
     @property
     def element_spec(self) -> Any:
@@ -35,7 +38,14 @@ class DatasetIterator:
         flat = next(self._flat)
         pack = self._pack
         if pack is None:
-            pack = self._pack = make_packer(self._dataset.element_spec)
+            spec = self._dataset.element_spec
+            pack = self._pack = make_packer(spec)
+            self._strings = [i for i, s in enumerate(flat_specs(spec))
+                             if getattr(s, "dtype", None) is string]
+        if self._strings:  # strings with TF's `.numpy()` (string_tensor.py)
+            flat = list(flat)
+            for i in self._strings:
+                flat[i] = for_user(flat[i])
         return pack(flat)
 
     def get_next(self) -> Any:
