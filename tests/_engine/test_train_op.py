@@ -251,3 +251,88 @@ def test_the_every_leaf_verdict_follows_the_variables_not_the_list_object():
     assert cache["every_leaf"][1] is True
     TrainOp([(RecordingSGD(), (a * b).sum(), [a])]).run(cache)  # other variables: walked again
     assert cache["every_leaf"][1] is False and b.grad is None
+
+
+# --- the run's GradientSync, passed explicitly ---------------------------------------------------
+
+def test_run_passes_its_sync_to_a_keras_optimizer_update():
+    from torchestimator._engine.gradient_sync import GradientSync
+
+    w = _param(1.0, 2.0)
+    opt = tf.keras.optimizers.SGD(learning_rate=1.0)
+    seen = []
+
+    def reduce(grads, variables):
+        seen.append(variables)
+        return [g / 2 for g in grads]
+
+    TrainOp([(opt, (w * w).sum(), [w])]).run({}, GradientSync(reduce=reduce))
+    np.testing.assert_allclose(w.detach().numpy(), [0.0, 0.0])  # w - (2w / 2)
+    assert len(seen) == 1 and seen[0][0] is w
+    assert w.grad is None
+
+
+def test_an_explicit_sync_wins_over_the_current_one():
+    from torchestimator._engine import gradient_sync
+    from torchestimator._engine.gradient_sync import NONE, GradientSync
+
+    doubling = GradientSync(reduce=lambda grads, variables: [g * 2 for g in grads])
+    w = _param(1.0)
+    opt = tf.keras.optimizers.SGD(learning_rate=1.0)
+    with gradient_sync.using(doubling):
+        TrainOp([(opt, w.sum(), [w])]).run({}, NONE)  # explicit: no reduction
+        np.testing.assert_allclose(w.detach().numpy(), [0.0])
+        TrainOp([(opt, w.sum(), [w])]).run({})  # None: the current one
+        np.testing.assert_allclose(w.detach().numpy(), [-2.0])
+
+
+def test_run_passes_its_sync_to_an_optimizer_without_synced_step_through_the_context():
+    from torchestimator._engine import gradient_sync
+    from torchestimator._engine.gradient_sync import GradientSync
+
+    sync = GradientSync(reduce=lambda grads, variables: grads)
+    currents = []
+
+    class Recording(RecordingSGD):
+        def step(self):
+            currents.append(gradient_sync.current())
+            super().step()
+
+    opt = Recording()
+    w = _param(1.0)
+    TrainOp([(opt, w.sum(), [w])]).run({}, sync)
+    assert currents == [sync]
+    assert gradient_sync.current() is gradient_sync.NONE
+
+
+def test_a_keras_optimizer_subclass_with_its_own_step_still_runs_it():
+    from torchestimator._engine import gradient_sync
+    from torchestimator._engine.gradient_sync import GradientSync
+
+    class Counting(tf.keras.optimizers.SGD):
+        steps = 0
+
+        def step(self):
+            Counting.steps += 1
+            super().step()
+
+    sync = GradientSync(reduce=lambda grads, variables: [g * 3 for g in grads])
+    w = _param(1.0)
+    opt = Counting(learning_rate=1.0)
+    TrainOp([(opt, w.sum(), [w])]).run({}, sync)
+    assert Counting.steps == 1
+    np.testing.assert_allclose(w.detach().numpy(), [-2.0])  # reduced through the context
+    assert gradient_sync.current() is gradient_sync.NONE
+
+
+def test_shards_of_stand_for_the_variables_and_backward_reaches_every_leaf():
+    from torchestimator._engine.gradient_sync import GradientSync
+
+    full, shard = _param(1.0), _param(5.0)
+    opt = RecordingSGD()
+    sync = GradientSync(shards_of=lambda variables: [shard if v is full else v for v in variables])
+    TrainOp([(opt, (full * shard).sum(), [full])]).run({}, sync)
+    assert opt.vars == [shard]  # the optimizer updates the shard
+    np.testing.assert_allclose(shard.detach().numpy(), [4.0])  # 5 - d(full*shard)/d(shard) = 5 - 1
+    assert shard.grad is None
+    np.testing.assert_allclose(full.grad.numpy(), [5.0])  # a plain backward: every leaf

@@ -5,6 +5,10 @@ action the training loop runs once the `model_fn` has returned: one backward
 pass, then a step of every optimizer over its own variables. Without a
 `var_list`, an optimizer updates every trainable weight the loss depends on
 (found by walking the loss's autograd graph once and remembered).
+
+Under a distribution strategy the training loop passes the strategy's `GradientSync`
+(`_engine/gradient_sync.py`) to `TrainOp.run`: the optimizers' updates average the gradients
+over the replicas with it, and under FSDP the shards stand for the variables.
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ import torch
 
 from torchestimator._engine import gradient_sync
 from torchestimator._engine.backward import backward
+from torchestimator._engine.gradient_sync import GradientSync
+
+_current_sync = gradient_sync.current
 
 
 def parameters_of(loss: torch.Tensor) -> list[torch.Tensor]:
@@ -44,12 +51,18 @@ class TrainOp:
     def __init__(self, entries: list[tuple[Any, torch.Tensor, Any]]):
         self.entries = list(entries)
 
-    def run(self, resolved_vars: dict | None = None) -> None:
+    def run(self, resolved_vars: dict | None = None, sync: GradientSync | None = None) -> None:
         """Back-propagates the loss(es) and steps each optimizer over its variables.
 
         `resolved_vars` caches, per entry position, the variables found for an
         entry without `var_list` (the training loop keeps it across steps).
+        `sync`: the `GradientSync` of the run (the training loop passes its strategy's;
+        `gradient_sync.NONE` for one replica); None takes the current one
+        (`gradient_sync.current()`, what an open `strategy.run` / training scope set).
         """
+        if sync is None:
+            sync = _current_sync()
+        shards = sync.shards_of if sync.shards else None  # FSDPStrategy: shards stand for variables
         cache = resolved_vars if resolved_vars is not None else {}
         entries = self.entries
         if len(entries) == 1:
@@ -57,10 +70,12 @@ class TrainOp:
             if not loss.requires_grad:
                 _no_grad_error()
             variables = self._variables(0, loss, var_list, cache)
-            if gradient_sync.shards is not None:  # FSDPStrategy: the shards stand for the variables
-                variables = gradient_sync.shards(variables)
+            if shards is not None:  # FSDP: back-propagate into its gathered weights (every leaf)
+                variables = shards(variables)
+                _backward(loss, variables, every_leaf=True)
+            else:
+                _backward(loss, variables, every_leaf=_covers_every_leaf(loss, variables, cache))
             plans = [(optimizer, variables)]
-            _backward(loss, variables, every_leaf=_covers_every_leaf(loss, variables, cache))
         else:
             plans = []
             losses: list[tuple[torch.Tensor, list]] = []  # each distinct loss, with its variables
@@ -68,8 +83,8 @@ class TrainOp:
                 if not loss.requires_grad:
                     _no_grad_error()
                 variables = self._variables(index, loss, var_list, cache)
-                if gradient_sync.shards is not None:  # FSDPStrategy: the shards stand for the variables
-                    variables = gradient_sync.shards(variables)
+                if shards is not None:
+                    variables = shards(variables)
                 plans.append((optimizer, variables))
                 for seen, seen_variables in losses:
                     if seen is loss:
@@ -80,13 +95,21 @@ class TrainOp:
             for position, (loss, variables) in enumerate(losses):
                 # As TF: each loss's gradients go to its own var_list only (a GAN's generator
                 # loss never reaches the discriminator's variables).
-                _backward(loss, variables, retain_graph=position < len(losses) - 1)
+                _backward(loss, variables, retain_graph=position < len(losses) - 1,
+                          every_leaf=shards is not None)
         for optimizer, var_list in plans:
             built = cache.get(("built", id(optimizer)))
             if built is not var_list:  # build() is idempotent; skip it for the same variables
                 optimizer.build(var_list)
                 cache[("built", id(optimizer))] = var_list
-            optimizer.step()
+            synced_step = getattr(optimizer, "_synced_step", None)  # a Keras optimizer: told `sync`
+            if synced_step is not None:
+                synced_step(sync)
+            elif sync is _current_sync():
+                optimizer.step()
+            else:  # e.g. a LossScaleOptimizer: its inner Keras optimizer finds `sync` in the context
+                with gradient_sync.using(sync):
+                    optimizer.step()
         for _, var_list in plans:
             for p in var_list:
                 p.grad = None
@@ -108,8 +131,9 @@ def _backward(loss: torch.Tensor, variables: list, retain_graph: bool = False,
     """Accumulates d(loss)/d(variable) into `.grad` of `variables` only (other leaves the loss
     depends on get nothing, so no gradient goes stale across steps). `every_leaf`: the
     variables are every leaf the loss needs a gradient for, so a plain backward (no `inputs=`,
-    about 10 us less on a small model) does the same."""
-    if every_leaf or gradient_sync.shards is not None:  # FSDP: the leaves are its gathered weights
+    about 10 us less on a small model) does the same (and under FSDP, whose gathered weights
+    are the graph's leaves, the only way to reach its shards)."""
+    if every_leaf:
         backward(loss, retain_graph=retain_graph)
         return
     inputs = [v for v in variables if v.requires_grad]

@@ -3,8 +3,8 @@
 * `average_gradients`: DistributedDataParallel's algorithm — gradients are
   flattened into buckets (`BUCKET_BYTES`, as DDP's 25 MiB), each bucket is
   all-reduced (summed) and divided by the number of replicas. The optimizers
-  call it on their gradients while a data-parallel run is active
-  (`_engine.gradient_sync`), so every replica applies the same averaged gradient
+  call it on their gradients while a data-parallel run is active (through the
+  run's `GradientSync`, `_engine/gradient_sync.py`), so every replica applies the same averaged gradient
   and the replicas stay bit-identical. (DDP itself needs the forward pass to go
   through its wrapper module; a `model_fn` calls its layers directly, so the
   same reduction runs at the optimizer instead.)

@@ -4,7 +4,9 @@ several replicas: one object, `DataParallel`, with the steps in the order they r
 1. `input_context()` / `shard(...)`: each worker reads its part of the input.
 2. `broadcast_(tensors)`: every replica starts from the chief's weights.
 3. `averaging_gradients()`: while it is open the optimizers average their gradients
-   over the replicas (`_engine.gradient_sync`), so the replicas stay bit-identical.
+   over the replicas, so the replicas stay bit-identical. It yields the run's `GradientSync`
+   (`_engine/gradient_sync.py`), which the Estimator's loop passes to each `TrainOp.run`, and
+   makes it the current one for the steps that apply gradients themselves (Keras `train_step`).
    The step's loss rides along (`carry_loss`): the hooks see its mean over the
    replicas (`reported_loss`), as TF reported the loss reduced across replicas.
 4. `synced(batches)`: a step runs only when every replica has a batch (a replica
@@ -25,6 +27,7 @@ from typing import Any
 import torch
 
 from torchestimator._engine import gradient_sync
+from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator.distribute import _collectives
 from torchestimator.distribute._input_context import InputContext
 
@@ -131,18 +134,21 @@ class DataParallel:
 
     # 3. gradients -------------------------------------------------------------------------------
 
+    def sync(self) -> GradientSync:
+        """The `GradientSync` of this run's training steps: gradients averaged over the replicas."""
+        return GradientSync(reduce=self._average)
+
     @contextlib.contextmanager
-    def averaging_gradients(self) -> Iterator[None]:
+    def averaging_gradients(self) -> Iterator[GradientSync]:
         """While open, every optimizer update uses the gradients averaged over the replicas.
 
+        Yields `sync()`'s object, for the training loop to pass to its train ops
+        (`TrainOp.run(cache, sync)`), and makes it the current one of this thread
+        (`gradient_sync.using`) for code that applies gradients itself (Keras `train_step`).
         The first gradient all-reduce of a step also carries whether each replica has a next
         batch (see `synced`), so a step costs one collective, not two."""
-        previous = gradient_sync.reducer
-        gradient_sync.reducer = self._average
-        try:
-            yield
-        finally:
-            gradient_sync.reducer = previous
+        with gradient_sync.using(self.sync()) as sync:
+            yield sync
 
     def _average(self, grads: list[torch.Tensor], variables: list[torch.Tensor] | None = None) -> list[torch.Tensor]:
         flag = self._next_flag

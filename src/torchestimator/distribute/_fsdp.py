@@ -16,7 +16,7 @@ When FSDP is active (`Sharded`):
   `train()` (after model_fn's first call built its layers) to its end. Every layer model_fn
   used at its top level is a root unit, its sub-layers with weights units of their own. The
   train op back-propagates into FSDP's gathered weights and its optimizers update the
-  parts (`_engine.gradient_sync.shards`).
+  parts (`GradientSync.shards_of`, `_engine/gradient_sync.py`).
 
 Outside those spans the model is an ordinary one: its layers hold their full
 `tf.Variable`s and its optimizers full slots (gathered on every replica), so evaluate,
@@ -51,7 +51,7 @@ from typing import Any
 
 import torch
 
-from torchestimator._engine import gradient_sync
+from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator.distribute import _collectives
 from torchestimator.distribute._communication import CommunicationOptions
 from torchestimator.distribute._data_parallel import DataParallel
@@ -366,20 +366,21 @@ class FSDPParallel(DataParallel):
             out[i] = g
         return out
 
+    def sync(self) -> GradientSync:
+        """The `GradientSync` of this run's training steps: the shards stand for the model's
+        variables (`shards_of`); the gradients of the others are averaged over the replicas."""
+        sharded = self.sharded
+        return GradientSync(reduce=self._average, shards_of=sharded.shards_of if sharded is not None else None)
+
     @contextlib.contextmanager
-    def averaging_gradients(self) -> Iterator[None]:
+    def averaging_gradients(self) -> Iterator[GradientSync]:
         """While open, optimizers update the shards of the variables they are given, and
-        train ops back-propagate into FSDP's gathered weights (`_engine.gradient_sync`)."""
-        previous = gradient_sync.shards
+        train ops back-propagate into FSDP's gathered weights (`sync()`'s object, yielded)."""
         sharded = self.sharded
         if sharded is not None:
             sharded.activate()  # Keras: each epoch's steps train the shards
-        gradient_sync.shards = sharded.shards_of if sharded is not None else None
-        try:
-            with super().averaging_gradients():
-                yield
-        finally:
-            gradient_sync.shards = previous
+        with super().averaging_gradients() as sync:
+            yield sync
 
     @contextlib.contextmanager
     def full_state(self) -> Iterator[None]:

@@ -20,6 +20,7 @@ import torch
 import torch.distributed as dist
 
 from torchestimator._engine import gradient_sync
+from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator.distribute import _collectives
 from torchestimator.distribute._cluster import ClusterPosition
 from torchestimator.distribute._distributed_dataset import (
@@ -199,16 +200,16 @@ class Strategy:
         Returns `fn`'s result (this replica's value).
         """
         previous_context = getattr(_STATE, "replica", None)
-        previous_reducer = gradient_sync.reducer
         _STATE.replica = ReplicaContext(self, max(self._position.rank, 0))
-        if self.num_replicas_in_sync > 1:
-            gradient_sync.reducer = self._average_in_run
+        # TF's apply_gradients finds the strategy through the replica context; here the
+        # optimizers find the gradient average in the current GradientSync (this thread's).
+        syncing = (gradient_sync.using(GradientSync(reduce=self._average_in_run))
+                   if self.num_replicas_in_sync > 1 else contextlib.nullcontext())
         try:
-            with self.scope():
+            with syncing, self.scope():
                 return fn(*args, **(kwargs or {}))
         finally:
             _STATE.replica = previous_context
-            gradient_sync.reducer = previous_reducer
 
     def _average_in_run(self, grads: list[torch.Tensor], variables: list[torch.Tensor]) -> list[torch.Tensor]:
         """The gradients of `strategy.run`'s `apply_gradients`, averaged over the replicas; the

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine import checkpoint as ckpt
-from torchestimator._engine import loop, storage
+from torchestimator._engine import gradient_sync, loop, storage
 from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator import _inputs
@@ -288,6 +288,7 @@ class Estimator:
             context = state.scope.context
             advance_global_step = _global_step.advance
             parallel = runtime.parallel
+            sync = gradient_sync.NONE  # the strategy's GradientSync while its averaging is open (below)
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
@@ -297,7 +298,10 @@ class Estimator:
                     train_op = check_train_op(train_op)
                 if parallel is not None:  # the loss rides along the gradient all-reduce, for the hooks
                     parallel.carry_loss(spec.loss)
-                train_op.run(var_cache)
+                if type(train_op) is TrainOp:
+                    train_op.run(var_cache, sync)
+                else:  # a NoOp, an assign's or BoostedTrees' op: steps no optimizer, takes no sync
+                    train_op.run(var_cache)
                 if parallel is not None:
                     parallel.finish_step()
                 # One advance per train op: what model_fn's `global_step.assign_add(...)` recorded, or 1.
@@ -312,7 +316,7 @@ class Estimator:
             if parallel is None:
                 made = loop.run_steps(step_fn, run.batches, run.runner, device=run.device)
             else:  # gradients averaged over the replicas; a step runs when every replica has a batch
-                with parallel.averaging_gradients():
+                with parallel.averaging_gradients() as sync:
                     made = loop.run_steps(step_fn, parallel.synced(run.batches, input_ends), run.runner,
                                           device=run.device)
             session.input_position = None  # completed: the next train() calls input_fn afresh

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from torchestimator._engine import gradient_sync
+from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator._engine.model_fn_context import current_mode, in_model_fn
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
@@ -32,6 +33,8 @@ from torchestimator.keras.optimizers._values import IterationsValue
 from torchestimator.keras.optimizers.schedules import learning_rate_schedule as lrs
 
 _LEGACY_ONLY_KWARGS = ("decay", "gradient_aggregator", "gradient_transformers")
+
+_current_sync = gradient_sync.current  # the GradientSync of an open strategy.run / training scope
 
 
 class _GradientCarrier(torch.autograd.Function):
@@ -300,12 +303,29 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         """Updates `variable` in place from `gradient` (what a custom optimizer implements)."""
         raise TypeError(f"{type(self).__name__} does not implement update_step(gradient, variable).")
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:  # its own step(): a train op runs it, the sync in the context
+            cls._synced_step = Optimizer._step_in_context
+
     def step(self) -> None:
         """Applies the gradients held in `p.grad` of the built variables (one training step).
 
         Variables without a gradient are skipped (with a warning); raises
         ValueError if none has one, RuntimeError if the optimizer is not built.
         """
+        Optimizer._synced_step(self, None)  # not a subclass's `_step_in_context`: it calls step()
+
+    def _step_in_context(self, sync: GradientSync | None) -> None:
+        if sync is None or sync is _current_sync():
+            self.step()
+        else:
+            with gradient_sync.using(sync):
+                self.step()
+
+    def _synced_step(self, sync: GradientSync | None) -> None:
+        """`step()` with the run's `GradientSync` (what `TrainOp.run` passes; None: the current
+        one, `gradient_sync.current()`)."""
         params = self._vars
         if not params:
             raise RuntimeError(
@@ -315,10 +335,10 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         grads = [p.grad for p in params]
         for g in grads:
             if g is None or g.is_sparse:
-                self._apply_partial(list(zip(grads, params)), owned=True)
+                self._apply_partial(list(zip(grads, params)), owned=True, sync=sync)
                 return
         with torch.no_grad():
-            self._apply(params, grads, full=True, owned=True)
+            self._apply(params, grads, full=True, owned=True, sync=sync)
 
     def checkpoint_slot_name(self, slot: str) -> str:
         """The name TF gives slot `slot` of a variable in a checkpoint (`<variable>/<name>`)."""
@@ -410,8 +430,9 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
             carrier = _GradientCarrier.apply(tuple(grads), *variables)
         return TrainOp([(self, carrier, variables)])
 
-    def _apply_partial(self, pairs: list[tuple[Any, torch.Tensor]], owned: bool) -> None:
-        """Filters out missing gradients, converts the others, then updates."""
+    def _apply_partial(self, pairs: list[tuple[Any, torch.Tensor]], owned: bool,
+                       sync: GradientSync | None = None) -> None:
+        """Filters out missing gradients, converts the others, then updates (`sync`: see `_apply`)."""
         present = [(g, v) for g, v in pairs if g is not None]
         if not present:
             names = [_var_name(v, i) for i, (_, v) in enumerate(pairs)]
@@ -443,21 +464,26 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         full = len(params) == len(self._vars) and all(a is b for a, b in zip(params, self._vars))
         sparse = any(g.is_sparse for g in grads)
         with torch.no_grad():
-            self._apply(params, grads, full=full, owned=owned, sparse=sparse)
+            self._apply(params, grads, full=full, owned=owned, sparse=sparse, sync=sync)
 
     def _sparse_update_rule(self) -> str:
         """How this optimizer applies a sparse gradient (TF's IndexedSlices): see `_sparse.py`."""
         return self._sparse_rule
 
     def _apply(
-        self, params: list[torch.Tensor], grads: list[torch.Tensor], full: bool, owned: bool, sparse: bool = False
+        self, params: list[torch.Tensor], grads: list[torch.Tensor], full: bool, owned: bool, sparse: bool = False,
+        sync: GradientSync | None = None,
     ) -> None:
         """One update of `params` (all built variables when `full`), under no_grad; `sparse`: some
-        gradients are torch sparse tensors (clipped by their values, applied by `_sparse_rule`)."""
-        if gradient_sync.reducer is not None:  # data-parallel training: the replicas' mean gradient
+        gradients are torch sparse tensors (clipped by their values, applied by `_sparse_rule`).
+        `sync`: the run's `GradientSync` (a train op passes its own); None: the current one (user
+        code's `apply_gradients` inside `strategy.run` / Keras `fit` under a strategy)."""
+        if sync is None:
+            sync = _current_sync()
+        if sync.reduces:  # data-parallel training: the replicas' mean gradient
             if sparse:  # the replicas' rows differ: averaged as dense gradients
                 grads, sparse = dense_grads(grads), False
-            grads = gradient_sync.reducer(grads, params)
+            grads = sync.reduce(grads, params)
         step = self._iterations
         lr_fn = self._lr_fn
         if lr_fn is not None:
