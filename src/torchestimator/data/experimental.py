@@ -51,6 +51,13 @@ from torchestimator.data.files import (
     match_files,
 )
 from torchestimator.data.grouping import Reducer
+from torchestimator.data.lookup_tables import (
+    DatasetInitializer,
+    SqlDataset,
+    index_table_from_dataset,
+    table_from_dataset,
+)
+from torchestimator.data.optional import Optional, get_next_as_optional
 from torchestimator.data.options import (
     AutoShardPolicy,
     AutotuneOptions,
@@ -114,6 +121,9 @@ __all__ = [
     "parallel_interleave", "parse_example_dataset", "prefetch_to_device", "rejection_resample",
     "sample_from_datasets", "save", "scan", "shuffle_and_repeat", "snapshot", "take_while",
     "unbatch", "unique",
+    # issue 32
+    "DatasetInitializer", "Optional", "SqlDataset", "get_next_as_optional", "index_table_from_dataset",
+    "table_from_dataset",
 ]
 
 

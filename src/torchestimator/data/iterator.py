@@ -52,6 +52,12 @@ class DatasetIterator:
         """Returns the next element; raises StopIteration at the end (TF: OutOfRangeError)."""
         return self.__next__()
 
+    def get_next_as_optional(self) -> Any:
+        """The next element as a `tf.experimental.Optional` (empty at the end)."""
+        from torchestimator.data.optional import get_next_as_optional
+
+        return get_next_as_optional(self)
+
     def close(self) -> None:
         """Ends the pass now, stopping its threads."""
         close = getattr(self._flat, "close", None)
