@@ -147,11 +147,9 @@ class Sequential(Functional):
                 self._register_layers(self._stack)
                 self.built = True
                 return super().__call__(*args, **kwargs)
-            if isinstance(inputs, KerasTensor):
-                x = inputs
-                for layer in self._stack:
-                    x = layer(x)
-                return x
+            # A tensor, or a symbolic one from Input: the model builds its own graph for that
+            # shape and is then called as one layer (Keras' deferred build; a functional model
+            # built on it lists this Sequential as one layer, as Keras does).
             shape = (None,) + tuple(getattr(inputs, "shape", ()))[1:]
             dtype = getattr(inputs, "dtype", _state.floatx())
             if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:

@@ -101,7 +101,7 @@ class Conv(Layer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.rank = rank
         self.filters = None if filters is None else check_filters(filters)
-        self.groups = groups if groups is not None else 1
+        self.groups = groups or 1  # Keras 2: groups=None or 0 means 1
         if isinstance(self.groups, bool) or not isinstance(self.groups, int) or self.groups <= 0:
             raise ValueError(
                 f"The `groups` argument must be a positive integer. Received: groups={groups!r}"
