@@ -29,3 +29,13 @@ def test_an_integer_input_keeps_its_dtype_through_the_block():
 
 def test_conv_groups_zero_means_one_as_keras():
     assert L.Conv2D(4, 3, groups=0).groups == 1
+
+
+def test_a_model_as_first_layer_gives_the_sequential_its_input():
+    # Keras' get_input_shape_and_dtype: the Sequential is built at once, so model_to_estimator
+    # and get_weights see every weight (the guide's `Sequential([mobilenet_base, ...])`)
+    base = tf.keras.Model(*(lambda i: (i, L.Dense(3)(i)))(tf.keras.Input((4,))))
+    model = tf.keras.Sequential([base, L.Dense(1)])
+    assert model.built and model.input_shape == (None, 4) and len(model.get_weights()) == 4
+    ids = tf.keras.Sequential([tf.keras.Sequential([L.Embedding(10, 3, input_length=4)]), L.GlobalAveragePooling1D()])
+    assert ids.built and ids.input_shape == (None, 4) and ids.inputs[0].dtype == tf.int64

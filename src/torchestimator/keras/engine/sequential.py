@@ -90,9 +90,10 @@ class Sequential(Functional):
                 "unique name."
             )
         self._stack.append(layer)
-        if self._input_layer is None and not self._stack[:-1] and layer._batch_input_shape is not None:
-            shape = layer._batch_input_shape
-            self._set_input_layer(Input(batch_shape=shape, dtype=_input_dtype(layer))._keras_history.layer)
+        if self._input_layer is None and not self._stack[:-1]:
+            shape, dtype = _first_input(layer)
+            if shape is not None:
+                self._set_input_layer(Input(batch_shape=shape, dtype=dtype)._keras_history.layer)
         self._rebuild()
 
     def pop(self) -> None:
@@ -203,6 +204,23 @@ class Sequential(Functional):
         if config.get("trainable") is False:
             model.trainable = False
         return model
+
+
+def _first_input(layer: Layer) -> tuple[Any, Any]:
+    """The batch input shape and dtype a first layer gives a Sequential, or (None, None): its
+    own `input_shape`, or, for a model (a Functional or Sequential base), its first layer's,
+    as Keras' `get_input_shape_and_dtype` finds them."""
+    while getattr(layer, "_batch_input_shape", None) is None and isinstance(layer, Functional):
+        inner = layer.layers
+        if not inner:
+            return None, None
+        layer = inner[0]
+    shape = getattr(layer, "_batch_input_shape", None)
+    if shape is None:
+        return None, None
+    if isinstance(layer, InputLayer):
+        return shape, layer.dtype
+    return shape, _input_dtype(layer)
 
 
 def _input_dtype(layer: Layer) -> Any:
