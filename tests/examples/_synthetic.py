@@ -165,3 +165,64 @@ def write_petfinder_zip(datasets_dir: str, rows: int = 3000, seed: int = 0) -> s
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("petfinder-mini/petfinder-mini.csv", "\n".join(lines) + "\n")
     return path
+
+
+def write_cats_and_dogs_zip(datasets_dir: str, per_class_train: int = 24, per_class_validation: int = 80,
+                            seed: int = 0) -> str:
+    """Writes `cats_and_dogs.zip` holding `cats_and_dogs_filtered/{train,validation}/{cats,dogs}/*.jpg`
+    (the real archive's layout), cats dark and dogs with a bright square. Returns its path."""
+    import zipfile
+
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    os.makedirs(datasets_dir, exist_ok=True)
+    path = os.path.join(datasets_dir, "cats_and_dogs.zip")
+    with zipfile.ZipFile(path, "w") as archive:
+        for split, count in (("train", per_class_train), ("validation", per_class_validation)):
+            for label in ("cats", "dogs"):
+                for i in range(count):
+                    pixels = rng.uniform(0, 70, size=(64, 64, 3))
+                    if label == "dogs":
+                        pixels[16:48, 16:48] += 170
+                    buf = io.BytesIO()
+                    Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).save(buf, format="JPEG")
+                    archive.writestr(f"cats_and_dogs_filtered/{split}/{label}/{label[:-1]}.{i}.jpg", buf.getvalue())
+    return path
+
+
+def write_mobilenet_v2_weights(models_dir: str, alpha: float = 1.0, size: int = 160, seed: int = 0) -> str:
+    """Writes a MobileNetV2 no-top weight file in Keras' HDF5 layout under the name
+    `weights='imagenet'` looks for (`mobilenet_v2_weights_tf_dim_ordering_tf_kernels_<alpha>_<size>_no_top.h5`;
+    Keras 2.15 gives it no file hash), with seeded random weights. Returns its path."""
+    import h5py
+
+    import torchestimator as tf
+
+    tf.keras.utils.set_random_seed(seed)
+    model = tf.keras.applications.MobileNetV2(input_shape=(size, size, 3), alpha=alpha, include_top=False,
+                                              weights=None)
+    # A pretrained network's batch-norm statistics match its activations; random weights with
+    # the initial statistics (0 and 1) fade to nothing over 50 layers. One batch in training
+    # mode with momentum 0 sets every moving mean and variance to that batch's.
+    batch_norms = [layer for layer in model.layers if type(layer).__name__ == "BatchNormalization"]
+    for layer in batch_norms:
+        layer.momentum = 0.0
+    images = np.random.default_rng(seed).uniform(-1, 1, size=(16, size, size, 3)).astype(np.float32)
+    model(images, training=True)
+    for layer in batch_norms:
+        layer.momentum = 0.999
+    os.makedirs(models_dir, exist_ok=True)
+    path = os.path.join(models_dir, f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{size}_no_top.h5")
+    with h5py.File(path, "w") as f:
+        layers = [layer for layer in model.layers if layer.weights]
+        f.attrs["layer_names"] = [layer.name.encode() for layer in layers]
+        f.attrs["backend"] = b"tensorflow"
+        f.attrs["keras_version"] = b"2.15.0"
+        for layer in layers:
+            group = f.create_group(layer.name)
+            names = [w.name for w in layer.weights]
+            group.attrs["weight_names"] = [n.encode() for n in names]
+            for name, value in zip(names, layer.get_weights()):
+                group.create_dataset(name, data=value)
+    return path

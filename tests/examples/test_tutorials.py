@@ -13,10 +13,12 @@ import sys
 
 import pytest
 from _synthetic import (
+    write_cats_and_dogs_zip,
     write_flower_archive,
     write_imdb_archive,
     write_iris_csvs,
     write_mnist_npz,
+    write_mobilenet_v2_weights,
     write_petfinder_zip,
 )
 
@@ -111,3 +113,12 @@ def test_masking_and_padding_guide(tmp_path):
     assert len(masks) == 2, out[-1500:]  # Embedding(mask_zero=True) and Masking()
     assert float(re.search(r"Test accuracy: ([0-9.]+)", out).group(1)) >= 0.9, out[-1500:]
     assert re.search(r"Padding-independent: True 0\.9", out), out[-1500:]
+
+
+@pytest.mark.slow
+def test_transfer_learning_tutorial(tmp_path):
+    write_cats_and_dogs_zip(str(tmp_path / ".keras" / "datasets"))
+    write_mobilenet_v2_weights(str(tmp_path / ".keras" / "models"))
+    out = _run("transfer_learning.py", tmp_path, timeout=1500)
+    accuracy = float(re.search(r"Test accuracy : ([0-9.]+)", out).group(1))
+    assert accuracy >= 0.8, out[-2000:]

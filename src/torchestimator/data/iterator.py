@@ -52,6 +52,10 @@ class DatasetIterator:
         """Returns the next element; raises StopIteration at the end (TF: OutOfRangeError)."""
         return self.__next__()
 
+    def next(self) -> Any:
+        """The next element (TF's `Iterator.next()`)."""
+        return self.__next__()
+
     def get_next_as_optional(self) -> Any:
         """The next element as a `tf.experimental.Optional` (empty at the end)."""
         from torchestimator.data.optional import get_next_as_optional
@@ -90,6 +94,10 @@ class NumpyIterator:
         if it._pack is None:
             it._pack = make_packer(it._dataset.element_spec)
         return it._pack([to_numpy(c) for c in flat])
+
+    def next(self) -> Any:
+        """The next element (TF's `NumpyIterator.next()`, what TF's tutorials call)."""
+        return self.__next__()
 
     def close(self) -> None:
         """Ends the pass now, stopping its threads."""
