@@ -28,8 +28,10 @@
 5. `--grpc`: instead of the table of 2., `:predict` of one serialized Example
    over REST (a b64 Example) and over gRPC (PredictionService/Predict, a
    DT_STRING TensorProto) against one server, at 1, 16 and 64 concurrent
-   clients (`--grpc_clients`): requests/s, p50, p99 and p99.9 latency. The
-   gRPC load generator is grpc.aio on one channel per client.
+   clients (`--grpc_clients`): requests/s, p50, p99 and p99.9 latency, and
+   the server's CPU time per request (user + system, all its threads: the
+   cost of a request apart from the client's). The gRPC load generator is
+   grpc.aio on one channel per client.
 
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
@@ -316,6 +318,13 @@ def grpc_load_test(port: int, request: bytes, clients: int, seconds: float) -> d
             "first error": str(errors[0])[:200] if errors else ""}
 
 
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) the process `pid` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[str]) -> None:
     """REST and gRPC :predict of one serialized Example at each number of clients (see 5.)."""
     from torchestimator.serving import _serving_protos as pb
@@ -336,7 +345,7 @@ def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[s
     print(f"\n:predict of one serialized Example, {seconds:.0f} s each (client and server share "
           f"the {os.cpu_count()} cores)" + (f", server flags: {' '.join(extra)}" if extra else ""))
     print(f"{'protocol':<10}{'clients':>8}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'p99.9 ms':>10}{'errors':>8}")
+          f"{'p99.9 ms':>10}{'errors':>8}{'server CPU ms/req':>19}")
     try:
         for clients in client_counts:
             for protocol in ("REST", "gRPC"):
@@ -345,10 +354,12 @@ def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[s
                 else:
                     test = lambda c, s: grpc_load_test(grpc_port, grpc_request, c, s)  # noqa: E731
                 test(clients, 1.0)  # warm-up
+                cpu = _cpu_seconds(server.pid)
                 figures = test(clients, seconds)
+                cpu = (_cpu_seconds(server.pid) - cpu) / max(figures["requests/s"] * seconds, 1)
                 print(f"{protocol:<10}{clients:>8}{figures['requests/s']:>10,.0f}"
                       f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}"
-                      f"{figures['p99.9 ms']:>10.2f}{figures['errors']:>8}")
+                      f"{figures['p99.9 ms']:>10.2f}{figures['errors']:>8}{1000 * cpu:>19.3f}")
                 if figures["errors"]:
                     print(f"         first error: {figures['first error']}")
     finally:

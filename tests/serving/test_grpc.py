@@ -472,3 +472,56 @@ def test_sigterm_answers_the_grpc_call_in_flight_then_exits_0(exports, tmp_path)
         assert server.process.wait(30) == 0, server.log()
     finally:
         server.stop()
+
+
+def test_grpc_max_threads_and_oversized_requests_are_counted(exports, tmp_path):
+    """--grpc_max_threads sizes the gRPC server's thread pool; a request over --max_body_bytes
+    is refused by the server itself (RESOURCE_EXHAUSTED naming the flag) and counted in the
+    Prometheus metrics; so is a message that does not parse (INTERNAL, as gRPC's C++ server)."""
+    import urllib.request
+
+    config = tmp_path / "monitoring.config"
+    config.write_text('prometheus_config { enable: true, path: "/metrics" }\n')
+    grpc_port, limit = free_port(), 20_000
+    server = Server("iris", exports["iris_base"], "--port", str(grpc_port), "--log_level", "info",
+                    "--grpc_max_threads", "3", "--max_body_bytes", str(limit),
+                    "--monitoring_config_file", str(config))
+    try:
+        client = Client(grpc_port)
+        assert "(3 threads)" in server.log(), server.log()[-3000:]
+        assert "--grpc_max_threads" not in server.log()  # taken, not warned about as ignored
+        # three calls at once on three threads
+        stub = client.channel.unary_unary(
+            PREDICTION + "Predict", request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=pb.PredictResponse.FromString)
+        futures = [stub.future(_predict_request(IRIS_ROWS[:1]), timeout=60) for _ in range(3)]
+        assert all("logits" in f.result().outputs for f in futures)
+        request = _predict_request(IRIS_ROWS[:1])
+        request.inputs["examples"].string_val.append(b"x" * limit)
+        request.inputs["examples"].tensor_shape.dim[0].size = 2
+        size = request.ByteSize()
+        error = client.error("Predict", request)
+        assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "--max_body_bytes" in error.details() and f"{size} bytes" in error.details()
+        assert str(limit) in error.details() and "max message size" in error.details()
+        with pytest.raises(grpc.RpcError) as info:
+            client.channel.unary_unary(PREDICTION + "Predict")(b"\x0a\xff", timeout=30)
+        assert info.value.code() == grpc.StatusCode.INTERNAL  # as gRPC's C++ server answers
+        assert "Failed to parse" in info.value.details()
+        assert "PredictRequest" in info.value.details()
+        assert client.call("Predict", _predict_request(IRIS_ROWS[:1])).outputs  # carries on
+        with urllib.request.urlopen(server.url + "/metrics", timeout=60) as response:
+            text = response.read().decode()
+        counted = {status: count for status, count in re.findall(
+            r'request_count\{model_name="",API="predict",entrypoint="GRPC",'
+            r'status="(\w+)"\} (\d+)', text)}
+        assert counted == {"RESOURCE_EXHAUSTED": "1", "INTERNAL": "1"}, text
+    finally:
+        server.stop()
+
+
+def test_grpc_max_threads_must_not_be_negative(tmp_path, capsys):
+    from torchestimator.cli import main
+
+    assert main(["serve", "--model_base_path", str(tmp_path), "--grpc_max_threads", "-1"]) == 2
+    assert "--grpc_max_threads" in capsys.readouterr().err

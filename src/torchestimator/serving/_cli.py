@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--port", type=int, default=None,
         help="gRPC port: TF Serving's PredictionService and ModelService (default 8500, left "
         "out with a warning when in use; 0: no gRPC)")
+    add("--grpc_max_threads", type=int, default=0,
+        help="threads answering gRPC calls: the gRPC server's thread pool (default 0: as many "
+        "as --rest_api_num_threads)")
     add("--monitoring_config_file", help="TF Serving's text-format MonitoringConfig: with "
         "prometheus_config { enable: true, path: \"/monitoring/prometheus/metrics\" } that "
         "REST path answers Prometheus metrics")
@@ -112,7 +115,6 @@ IGNORED_FLAGS: tuple[tuple[str, Any, str], ...] = (
      "torch allocates GPU memory as needed (PYTORCH_CUDA_ALLOC_CONF tunes it)"),
     ("saved_model_tags", str, "an export has one graph, served whatever the tags"),
     ("grpc_channel_arguments", str, "gRPC channel arguments are not configurable"),
-    ("grpc_max_threads", int, "gRPC calls use as many threads as --rest_api_num_threads"),
     ("enable_model_warmup", _bool, "exports carry no warmup requests"),
     ("num_request_iterations_for_warmup", int, "exports carry no warmup requests"),
     ("remove_unused_fields_from_bundle_metagraph", _bool, "there is no MetaGraphDef"),
@@ -272,6 +274,9 @@ def run(args: argparse.Namespace) -> int:
     warn_ignored_flags(args)
     # gRPC (--port) and metrics (--monitoring_config_file): serving/_grpc.py, _monitoring.py
     grpc_port = 8500 if args.port is None else args.port
+    if args.grpc_max_threads < 0:
+        return fail(f"--grpc_max_threads must be >= 1 (0: as many as --rest_api_num_threads); "
+                    f"got {args.grpc_max_threads}")
     if not 0 <= grpc_port < 65536 or grpc_port == args.rest_api_port:
         return fail(f"--port must be a port number 1..65535 other than --rest_api_port (0: no "
                     f"gRPC); got {grpc_port}")
@@ -310,6 +315,7 @@ def run(args: argparse.Namespace) -> int:
               enable_batching=args.enable_batching,
               batching_parameters_file=args.batching_parameters_file or None,
               grpc_port=grpc_port, grpc_port_optional=args.port is None,
+              grpc_max_threads=args.grpc_max_threads or None,
               prometheus_path=prometheus_path)
     except OSError as error:  # a missing base path; the gRPC port in use (--port)
         return fail(str(error))

@@ -63,6 +63,7 @@ from torchestimator.serving._versions import ModelVersions, Servable
 
 _LOG = logging.getLogger("torchestimator.serving")
 DEFAULT_GRPC_PORT = 8500
+_GRPC_SLACK_BYTES = 16 * 1024 * 1024
 PREDICTION_SERVICE = "tensorflow.serving.PredictionService"
 MODEL_SERVICE = "tensorflow.serving.ModelService"
 _STATUS_CODES = {400: grpc.StatusCode.INVALID_ARGUMENT, 404: grpc.StatusCode.NOT_FOUND,
@@ -101,6 +102,32 @@ class GrpcError(Exception):
 
 def _invalid(message: str) -> GrpcError:
     return GrpcError(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+class _Refused:
+    """A request refused before it is parsed: `size` bytes, over the limit or (with `problem`)
+    not a valid message."""
+
+    __slots__ = ("size", "problem")
+
+    def __init__(self, size: int, problem: str | None = None):
+        self.size = size
+        self.problem = problem
+
+    def error(self, limit: int | None) -> GrpcError:
+        if self.problem is not None:  # (INTERNAL: what gRPC's C++ server answers, TF Serving's)
+            return GrpcError(grpc.StatusCode.INTERNAL,
+                             f"Failed to parse the request: {self.problem}; send the request "
+                             "message of TF Serving's .proto files")
+        return GrpcError(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"Request too large: {self.size} bytes, over the server's limit of {limit} bytes "
+            "(--max_body_bytes, TF Serving's gRPC max message size); send fewer rows per "
+            "request or start the server with a larger --max_body_bytes")
+
+
+def _serialize(message: Any) -> bytes:
+    return message.SerializeToString()
 
 
 # ----------------------------------------------------------------------------- tensors
@@ -231,10 +258,24 @@ class PredictionApi:
     # --------------------------------------------------------------------- plumbing
     def handlers(self) -> list[grpc.GenericRpcHandler]:
         """gRPC generic handlers for PredictionService and ModelService."""
+        limit = self._max_message_bytes
+
         def unary(method: Callable, request_type: Any) -> grpc.RpcMethodHandler:
+            parse = request_type.FromString
+
+            def deserialize(data: bytes) -> Any:
+                # the size and parse checks happen here, unparsed past the limit, and are
+                # answered (and counted) by `_answer`, not by gRPC's own refusal
+                if limit is not None and len(data) > limit:
+                    return _Refused(len(data))
+                try:
+                    return parse(data)
+                except Exception as error:  # noqa: BLE001 - a DecodeError: answered, not raised
+                    return _Refused(len(data), f"{request_type.DESCRIPTOR.full_name}: {error}")
+
             return grpc.unary_unary_rpc_method_handler(
-                method, request_deserializer=request_type.FromString,
-                response_serializer=lambda message: message.SerializeToString())
+                method, request_deserializer=deserialize,
+                response_serializer=_serialize)
 
         def wrap(api: str, method: Callable) -> Callable:
             return lambda request, context: self._answer(api, method, request, context)
@@ -262,6 +303,8 @@ class PredictionApi:
         started = time.perf_counter()
         code, model = grpc.StatusCode.OK, _model_name(request)
         try:
+            if type(request) is _Refused:
+                raise request.error(self._max_message_bytes)
             remaining = context.time_remaining()
             limits = [t for t in (remaining, self._timeout) if t is not None]
             deadline = time.monotonic() + min(limits) if limits else None
@@ -646,8 +689,10 @@ def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: i
         host: address to listen on (`0.0.0.0`: every interface).
         port: the gRPC port (TF Serving's `--port`, 8500 by default).
         max_threads: calls answered at once.
-        max_message_bytes: larger requests are refused with RESOURCE_EXHAUSTED, unread (the
-            REST side's `--max_body_bytes`).
+        max_message_bytes: larger requests are refused with RESOURCE_EXHAUSTED, unparsed (the
+            REST side's `--max_body_bytes`; TF Serving's gRPC max message size), by the
+            handler (its message names the flag; counted in `metrics`) up to twice the limit
+            (at most 16 MiB more), by gRPC itself past that.
         max_rows: a request with more examples/rows is refused with RESOURCE_EXHAUSTED.
         max_response_bytes: an answer over this many bytes is refused with
             RESOURCE_EXHAUSTED.
@@ -666,7 +711,10 @@ def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: i
     api = PredictionApi(models, max_rows=max_rows, max_response_bytes=max_response_bytes,
                         max_message_bytes=max_message_bytes, timeout_seconds=timeout_seconds,
                         metrics=metrics, batcher=batcher)
-    options = [("grpc.max_receive_message_length", max_message_bytes),
+    # gRPC takes up to 2x the limit (at most 16 MiB more), so that the handler refuses a
+    # larger request itself, naming the flag and counted in the metrics; past that gRPC does
+    options = [("grpc.max_receive_message_length",
+                min(max_message_bytes + min(max_message_bytes, _GRPC_SLACK_BYTES), 2**31 - 1)),
                ("grpc.max_send_message_length",
                 -1 if max_response_bytes is None else max_response_bytes + 1024),
                ("grpc.so_reuseport", 1 if reuse_port else 0)]
@@ -693,7 +741,8 @@ def start_from_settings(settings: Mapping[str, Any] | None, models: Mapping[str,
     """Starts the gRPC server `serve` asked for, or returns None: `settings` is None or a dict
     with `port` (0: no gRPC), `host`, `reuse_port` and `optional` (True for the default port,
     taken when free: a port in use is then logged and gRPC left out rather than failing the
-    server). `limits` are `start_grpc_server`'s other keyword arguments."""
+    server; `max_threads` there is read by `create_app`). `limits` are `start_grpc_server`'s other
+    keyword arguments."""
     if not settings or not settings.get("port"):
         return None
     try:

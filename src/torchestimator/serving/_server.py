@@ -153,7 +153,8 @@ def create_app(model_name: str = "default", model_base_path: str | os.PathLike |
         from torchestimator.serving._grpc import start_from_settings
 
         grpc_server = start_from_settings(
-            grpc, models, max_threads=num_threads or default_num_threads(),
+            grpc, models,
+            max_threads=grpc.get("max_threads") or num_threads or default_num_threads(),
             max_message_bytes=max_body_bytes, max_rows=max_rows,
             max_response_bytes=max_response_bytes, timeout_seconds=timeout_seconds,
             max_queue=max_queue, metrics=metrics, batcher=batcher)
@@ -226,6 +227,7 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
           enable_batching: bool = False,
           batching_parameters_file: str | os.PathLike | None = None,
           grpc_port: int = 0, grpc_port_optional: bool = False,
+          grpc_max_threads: int | None = None,
           prometheus_path: str | None = None) -> None:
     """Serves `model_base_path` (or the models of `model_config_file`) over HTTP with TF
     Serving's REST API until SIGINT/SIGTERM.
@@ -257,6 +259,8 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
             this many (default 0: no limit; `--max_requests_per_connection`).
         grpc_port: serve TF Serving's gRPC API there too (0: none; `--port`);
             with `grpc_port_optional` a port in use is logged, not fatal.
+        grpc_max_threads: threads of the gRPC server (`--grpc_max_threads`; None: as many
+            as `num_threads`).
         prometheus_path: serve Prometheus metrics at this REST path
             (`--monitoring_config_file`; None: none).
 
@@ -291,7 +295,7 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
                 "body_timeout_seconds": body_timeout_seconds, "max_queue": max_queue,
                 # gRPC and metrics (serving/_grpc.py, serving/_monitoring.py)
                 "grpc": {"port": grpc_port, "host": host, "optional": grpc_port_optional,
-                         "reuse_port": workers > 1,
+                         "reuse_port": workers > 1, "max_threads": grpc_max_threads,
                          "grace_seconds": graceful_shutdown_seconds},
                 "prometheus_path": prometheus_path}
     options = {"host": host, "port": rest_api_port, "lifespan": "on", "log_level": log_level,
