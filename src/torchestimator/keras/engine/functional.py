@@ -85,15 +85,16 @@ def _topological_nodes(inputs: list[KerasTensor], outputs: list[KerasTensor]) ->
     order: list[Node] = []
     state: dict[int, int] = {}  # 1 visiting, 2 done
 
-    def visit(tensor: KerasTensor, consumer: str) -> None:
+    def enter(tensor: KerasTensor, consumer: str) -> Node | None:
+        """The node to walk into for `tensor`, or None when it is a model input or done."""
         if id(tensor) in input_ids:
-            return
+            return None
         history = tensor._keras_history
         if history is None:
             raise ValueError(f"Tensor {tensor!r} has no history: it was not made by a layer call.")
         node = history.layer._inbound_nodes[history.node_index]
         if state.get(id(node)) == 2:
-            return
+            return None
         if node.is_input:
             raise ValueError(
                 f"Graph disconnected: cannot obtain value for tensor {tensor!r} at layer "
@@ -103,13 +104,26 @@ def _topological_nodes(inputs: list[KerasTensor], outputs: list[KerasTensor]) ->
         if state.get(id(node)) == 1:
             raise ValueError(f'The graph has a cycle through layer "{node.layer.name}"')
         state[id(node)] = 1
-        for t in node.input_tensors:
-            visit(t, node.layer.name)
-        state[id(node)] = 2
-        order.append(node)
+        return node
 
+    # An explicit stack instead of recursion: deep graphs (thousands of layers) must not hit
+    # Python's recursion limit. Children are walked in order, as a recursive walk would.
     for t in outputs:
-        visit(t, "output")
+        root = enter(t, "output")
+        if root is None:
+            continue
+        stack = [(root, iter(root.input_tensors))]
+        while stack:
+            node, children = stack[-1]
+            for child_tensor in children:
+                child = enter(child_tensor, node.layer.name)
+                if child is not None:
+                    stack.append((child, iter(child.input_tensors)))
+                    break
+            else:
+                stack.pop()
+                state[id(node)] = 2
+                order.append(node)
     return order
 
 
@@ -123,22 +137,35 @@ def _keras_layer_order(inputs: list[KerasTensor], outputs: list[KerasTensor]) ->
     layer_index: dict[int, int] = {}
     by_id: dict[int, Any] = {}
 
-    def visit(tensor: KerasTensor) -> None:
+    def enter(tensor: KerasTensor) -> Node | None:
         history = tensor._keras_history
         node = history.layer._inbound_nodes[history.node_index]
         if id(node) in finished:
-            return
+            return None
         if id(history.layer) not in layer_index:
             layer_index[id(history.layer)] = len(layer_index)
             by_id[id(history.layer)] = history.layer
-        if not node.is_input:
-            for t in node.input_tensors:
-                visit(t)
-        finished.add(id(node))
-        decreasing.append(node)
+        return node
 
-    for t in outputs:
-        visit(t)
+    def parents(node: Node) -> Any:
+        return iter(() if node.is_input else node.input_tensors)
+
+    for t in outputs:  # a depth-first walk with an explicit stack (no recursion limit)
+        root = enter(t)
+        if root is None:
+            continue
+        stack = [(root, parents(root))]
+        while stack:
+            node, children = stack[-1]
+            for child_tensor in children:
+                child = enter(child_tensor)
+                if child is not None:
+                    stack.append((child, parents(child)))
+                    break
+            else:
+                stack.pop()
+                finished.add(id(node))
+                decreasing.append(node)
     node_depth: dict[int, int] = {}
     layer_depth: dict[int, int] = {}
     for node in reversed(decreasing):

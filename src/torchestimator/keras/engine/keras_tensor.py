@@ -2,7 +2,7 @@
 
 Calling a layer on KerasTensors records a `Node` instead of computing.
 Arithmetic, comparison, indexing and `@` on KerasTensors record an op node
-(an `OpLayer`), so `Dense(4)(x) * 2 + y[:, :1]` builds a graph too.
+(a `TFOpLambda`), so `Dense(4)(x) * 2 + y[:, :1]` builds a graph too.
 """
 
 from __future__ import annotations
@@ -61,14 +61,15 @@ class KerasTensor:
 
     # Operators record op nodes; the table of ops lives in ops.py.
     def _op(self, name: str, *args: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import OpLayer
+        from torchestimator.keras.engine.op_layer import SlicingOpLambda, TFOpLambda
 
-        return OpLayer(name)(self, *args)
+        layer_class = SlicingOpLambda if name == "getitem" else TFOpLambda
+        return layer_class(name)(self, *args)
 
     def _rop(self, name: str, other: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import OpLayer
+        from torchestimator.keras.engine.op_layer import TFOpLambda
 
-        return OpLayer(name, reverse=True)(self, other)
+        return TFOpLambda(name, reverse=True)(self, other)
 
     def __add__(self, o):
         return self._op("add", o)

@@ -1,5 +1,10 @@
-"""`OpLayer`: a graph node for a tensor operation written on symbolic tensors
-(`x + y`, `x * 2`, `x[:, 0]`, `x @ w`), so that functional models can use them."""
+"""`TFOpLambda`: a graph node for a tensor operation written on symbolic tensors
+(`x + y`, `x * 2`, `x[:, 0]`, `x @ w`), so that functional models can use them.
+
+As in Keras 2.15 the layer is named after the TF API symbol of the operation
+(`tf.__operators__.add`, `tf.math.multiply`, `tf.__operators__.getitem`, ...; repeats
+get `_1`, `_2` suffixes) and slicing makes a `SlicingOpLambda`. `OpLayer` (the name
+used before) stays an alias, so files saved with it still load."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import numpy as np
 import torch
 
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.saving._registry import register_builtin
 
 _OPS = {
     "add": torch.add,
@@ -25,6 +31,34 @@ _OPS = {
     "greater_equal": torch.ge,
     "getitem": lambda x, key: x[key],
 }
+
+
+#: op -> the TF API symbol (without `tf.`) Keras 2.15 names the layer after.
+_FUNCTIONS = {
+    "add": "__operators__.add",
+    "subtract": "math.subtract",
+    "multiply": "math.multiply",
+    "divide": "math.truediv",
+    "power": "math.pow",
+    "matmul": "linalg.matmul",
+    "negative": "math.negative",
+    "abs": "math.abs",
+    "less": "math.less",
+    "less_equal": "math.less_equal",
+    "greater": "math.greater",
+    "greater_equal": "math.greater_equal",
+    "getitem": "__operators__.getitem",
+}
+_OPS_BY_FUNCTION = {function: op for op, function in _FUNCTIONS.items()}
+_OPS_BY_FUNCTION.update({"math.add": "add", "__operators__.subtract": "subtract",
+                         "math.divide": "divide", "math.truediv": "divide",
+                         "math.pow": "power", "matmul": "matmul", "math.abs": "abs"})
+
+
+def _unique_name(function: str) -> str:
+    from torchestimator.keras.backend import _state
+
+    return _state.unique_object_name(f"tf.{function}")
 
 
 def _encode_key(key: Any) -> Any:
@@ -50,23 +84,56 @@ def _decode_key(value: Any) -> Any:
     return value
 
 
-class OpLayer(Layer):
-    """Applies the named tensor operation (`add`, `multiply`, `getitem`, ...) to its inputs.
+class TFOpLambda(Layer):
+    """Wraps a TF operation (`tf.__operators__.add`, `tf.math.multiply`, ...) applied to
+    symbolic tensors in a functional model, as Keras' `TFOpLambda`.
 
-    `reverse=True` swaps the operands (for `2 - x`). Constant operands are kept
-    in the config; symbolic ones are graph inputs.
+    Args:
+        op: the operation (`add`, `multiply`, `getitem`, ...); may be left out when
+            `function` names it.
+        reverse: swap the operands (for `2 - x`).
+        constant: the non-symbolic operand; kept in the config.
+        function: the TF API symbol without `tf.` (`math.multiply`), as Keras' config
+            names it; by default the one of `op`. The layer's default name is
+            `tf.` + `function`, made unique.
     """
 
-    def __init__(self, op: str, reverse: bool = False, constant: Any = None, **kwargs: Any):
-        if op not in _OPS:
-            raise ValueError(f"Unknown op {op!r}; known ops: {sorted(_OPS)}")
-        kwargs.setdefault("name", None)
+    def __init__(
+        self,
+        op: str | None = None,
+        reverse: bool = False,
+        constant: Any = None,
+        function: str | None = None,
+        arguments: dict | None = None,
+        **kwargs: Any,
+    ):
+        if op is None and function is not None:
+            op = _OPS_BY_FUNCTION.get(function)
+        # Any other TF function (`nn.relu`): called as tf.<function>(inputs, *args, **kwargs)
+        # with the constant `arguments` ({"args": [...], "kwargs": {...}}) kept in the config.
+        self.arguments = None if op is not None else {
+            "args": list((arguments or {}).get("args", [])),
+            "kwargs": dict((arguments or {}).get("kwargs", {})),
+        }
+        if op is None and function is not None:
+            _resolve_function(function)
+        elif op not in _OPS:
+            raise ValueError(
+                f"{type(self).__name__}: unknown op {op!r} (function={function!r}); known ops: "
+                f"{sorted(_OPS)}, known functions: {sorted(_OPS_BY_FUNCTION)}."
+            )
+        self.function = function or _FUNCTIONS[op]
+        if kwargs.get("name") is None:
+            kwargs["name"] = _unique_name(self.function)
         super().__init__(**kwargs)
         self.op = op
         self.reverse = reverse
         self.constant = constant
 
     def call(self, inputs: Any, *others: Any) -> Any:
+        if self.op is None:
+            fn = _resolve_function(self.function)
+            return fn(inputs, *others, *self.arguments["args"], **self.arguments["kwargs"])
         fn = _OPS[self.op]
         if self.op == "getitem":
             key = others[0] if others else _decode_key(self.constant)
@@ -84,7 +151,13 @@ class OpLayer(Layer):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from torchestimator.keras.engine.keras_tensor import KerasTensor
 
-        if self.op == "getitem" and len(args) == 2 and not isinstance(args[1], KerasTensor):
+        if len(args) == 2 and isinstance(args[1], KerasTensor):
+            # Both operands symbolic: the second is a graph input, never a constant (shape
+            # inference calls again with placeholder tensors, which must not be kept).
+            self._symbolic_operand = True
+        if self.op is None or getattr(self, "_symbolic_operand", False):
+            pass
+        elif self.op == "getitem" and len(args) == 2 and not isinstance(args[1], KerasTensor):
             self.constant = _encode_key(args[1])
             args = args[:1]
         elif len(args) == 2 and not isinstance(args[1], KerasTensor):
@@ -99,16 +172,72 @@ class OpLayer(Layer):
         """Returns the op name, operand order and constant operand."""
         config = super().get_config()
         constant = self.constant if self.op == "getitem" else _encode_constant(self.constant)
-        config.update({"op": self.op, "reverse": self.reverse, "constant": constant})
+        if self.op is None:
+            config.update({"function": self.function, "arguments": self.arguments})
+            return config
+        config.update({"function": self.function, "op": self.op, "reverse": self.reverse,
+                       "constant": constant})
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> OpLayer:
+    def from_config(cls, config: dict) -> TFOpLambda:
         """Creates the layer from `get_config()`'s output (tensor constants included)."""
         config = dict(config)
-        if config.get("op") != "getitem":
+        op = config.get("op") or _OPS_BY_FUNCTION.get(config.get("function"))
+        if op != "getitem":
             config["constant"] = _decode_constant(config.get("constant"))
+        if op == "getitem" and cls is TFOpLambda:
+            cls = SlicingOpLambda
         return cls(**config)
+
+
+def _resolve_function(function: str) -> Any:
+    """`tf.<function>` (`"nn.relu"` -> `tf.nn.relu`); an error names it when it does not exist."""
+    import importlib
+
+    target: Any = importlib.import_module("torchestimator")
+    for part in function.split("."):
+        target = getattr(target, part, None)
+        if target is None:
+            break
+    if not callable(target):
+        raise ValueError(
+            f"TFOpLambda: function={function!r} is not a TF function (tf.{function} does not "
+            f"exist); pass the API name without 'tf.', such as 'nn.relu' or 'math.multiply'."
+        )
+    return target
+
+
+def tf_op_call(function: str, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+    """Records `tf.<function>(inputs, *args, **kwargs)` on symbolic `inputs` as a `TFOpLambda`
+    layer named `tf.<function>` (made unique); returns its symbolic output.
+
+    `args` and `kwargs` are the constant (JSON-serializable) operands; they go into the
+    layer's config. This is what a TF function calls when given a KerasTensor.
+    """
+    from torchestimator.keras.engine.keras_tensor import is_symbolic
+
+    if is_symbolic(list(args)) or is_symbolic(kwargs):
+        raise TypeError(
+            f"tf.{function}: only the first argument may be a symbolic Keras tensor here; got "
+            f"symbolic tensors among the other arguments. Combine them with a layer (Add, "
+            f"Concatenate, Lambda) or pass the first argument as a list."
+        )
+    layer = TFOpLambda(function=function, arguments={"args": list(args), "kwargs": dict(kwargs)})
+    return layer(inputs)
+
+
+class SlicingOpLambda(TFOpLambda):
+    """The `TFOpLambda` of slicing (`x[:, 1]`, `tf.__operators__.getitem`), as Keras'
+    `SlicingOpLambda`."""
+
+    def __init__(self, op: str | None = "getitem", **kwargs: Any):
+        super().__init__(op=op, **kwargs)
+
+
+#: The class name used before Keras 2.15's `TFOpLambda` was matched; saved files may name it.
+OpLayer = TFOpLambda
+register_builtin(TFOpLambda, "OpLayer")
 
 
 def _encode_constant(value: Any) -> Any:

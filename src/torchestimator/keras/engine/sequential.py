@@ -42,8 +42,16 @@ class Sequential(Functional):
         self._nested_inputs = self._nested_outputs = None
         self._graph_layers: list = []
         self.built = False
-        for layer in layers or []:
-            self.add(layer)
+        # The graph is built once for the whole list (not once per layer: that made building
+        # a deep stack take time cubic in its depth).
+        self._defer_rebuild = True
+        try:
+            for layer in layers or []:
+                self.add(layer)
+        finally:
+            self._defer_rebuild = False
+        if layers:
+            self._rebuild()
 
     @property
     def _input_layer(self) -> InputLayer | None:
@@ -107,6 +115,8 @@ class Sequential(Functional):
         self._rebuild()
 
     def _rebuild(self) -> None:
+        if getattr(self, "_defer_rebuild", False):
+            return
         if self._input_layer is None or not self._stack:
             self.built = False
             if self._input_layer is not None and not self._stack:

@@ -31,13 +31,30 @@ def get_source_inputs(tensor: Any, layer: Any = None, node_index: int | None = N
     if node.is_input:
         return list(node.output_tensors)
     source_tensors: list[Any] = []
-    for parent in node.input_tensors:
-        parent_history = parent._keras_history
-        if parent_history is None:
-            previous = [parent]
+
+    def add(found: Any) -> None:
+        if all(found is not t for t in source_tensors):
+            source_tensors.append(found)
+
+    # A depth-first walk with an explicit stack, each node once: deep graphs (thousands of
+    # layers) stay under Python's recursion limit, and shared branches are not walked again.
+    seen = {id(node)}
+    stack = [iter(node.input_tensors)]
+    while stack:
+        for parent in stack[-1]:
+            parent_history = getattr(parent, "_keras_history", None)
+            if parent_history is None or not parent_history.layer._inbound_nodes:
+                add(parent)
+                continue
+            parent_node = parent_history.layer._inbound_nodes[parent_history.node_index]
+            if parent_node.is_input:
+                for found in parent_node.output_tensors:
+                    add(found)
+                continue
+            if id(parent_node) not in seen:
+                seen.add(id(parent_node))
+                stack.append(iter(parent_node.input_tensors))
+                break
         else:
-            previous = get_source_inputs(parent, parent_history.layer, parent_history.node_index)
-        for x in previous:
-            if all(x is not t for t in source_tensors):
-                source_tensors.append(x)
+            stack.pop()
     return source_tensors
