@@ -14,11 +14,9 @@ import os
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 import torch
 
-from torchestimator import _dtypes, _hashing, errors
+from torchestimator import _dtypes, errors
 
 
 class TextFileIndex:
@@ -75,15 +73,22 @@ def _infer_dtype(values: Any) -> Any:
     raise TypeError(f"Cannot infer a table dtype from values of numpy dtype {array.dtype}.")
 
 
-def _arrow(keys: np.ndarray) -> pa.Array:
+def _arrow(keys: np.ndarray) -> Any:
+    import pyarrow as pa  # loaded on first lookup: importing tf.data must not load pyarrow.compute
+
     flat = keys.reshape(-1)
     return pa.array(flat.tolist(), type=pa.string()) if flat.dtype == object else pa.array(flat, type=pa.int64())
 
 
-def vocabulary_ids(values: pa.Array, vocab: pa.Array, num_oov_buckets: int, default_value: int) -> np.ndarray:
+def vocabulary_ids(values: Any, vocab: Any, num_oov_buckets: int, default_value: int) -> np.ndarray:
     """The vocabulary index of each of `values` (Arrow strings or int64), or its out-of-vocabulary
     id: `len(vocab) + Fingerprint64(value) % num_oov_buckets` when there are OOV buckets, else
     `default_value` (TF's vocabulary lookup)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from torchestimator import _hashing  # with pyarrow.compute: loaded on first lookup
+
     if not isinstance(values, pa.Array):
         values = pa.array(values, type=pa.int64())
     found = pc.index_in(values, value_set=vocab)
