@@ -404,30 +404,3 @@ def test_map_style_dataset_is_shuffled_by_fit_only():
     assert seen != list(range(40)) and sorted(seen) == list(range(40))
     with pytest.raises(ValueError, match="`y` argument is not supported"):
         model.fit(Recording(x, y), y, verbose=0)
-
-
-def test_saving_a_model_with_a_torch_optimizer_says_what_is_not_kept(tmp_path):
-    """The torch optimizer is not in the .keras file: save and load say so, the model loads
-    uncompiled (not silently with another optimizer), and a new compile trains it."""
-    import warnings
-
-    import numpy as np
-    import torch
-
-    import torchestimator as tf
-
-    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
-    model.compile(optimizer=torch.optim.Adam(model.parameters(), 1e-2), loss="mse")
-    x, y = np.ones((8, 3), "float32"), np.ones((8, 1), "float32")
-    model.fit(x, y, verbose=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model.save(tmp_path / "m.keras")
-        loaded = tf.keras.models.load_model(tmp_path / "m.keras")
-    messages = [str(w.message) for w in caught]
-    assert any("torch optimizer (Adam) is not saved" in m for m in messages), messages
-    assert any("it is loaded uncompiled" in m for m in messages), messages
-    assert loaded.optimizer is None
-    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
-    loaded.compile(optimizer=torch.optim.Adam(loaded.parameters(), 1e-2), loss="mse")
-    assert loaded.fit(x, y, verbose=0).history["loss"]

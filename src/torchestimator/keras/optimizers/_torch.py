@@ -16,8 +16,10 @@ optimizer, `model.optimizer.lr_scheduler` the scheduler; `learning_rate` reads a
 first parameter group's `lr` (every group's, when set), so Keras' `LearningRateScheduler` and
 `ReduceLROnPlateau` callbacks work. `state_dict()` is the torch optimizer's own (with a
 scheduler: `{"optimizer": ..., "lr_scheduler": ...}`), which `BackupAndRestore` writes and
-restores. `model.save()` does not store it: a torch optimizer cannot be rebuilt from a config
-(compile the loaded model with a new one).
+restores. `model.save()` stores it when the optimizer is one of `torch.optim`'s own classes
+and the scheduler one of `torch.optim.lr_scheduler`'s that hold no functions (see
+`_torch_archive`); `load_model` rebuilds both over the loaded model's parameters. Other ones are
+named in a warning and the model loads uncompiled.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ class TorchOptimizer:
         has it, else 'loss').
     """
 
-    #: No Keras optimizer state: `model.save()` writes none (see the module docstring).
+    #: Not a Keras optimizer: `model.save()` stores it through `_torch_archive` (module docstring).
     _built = False
 
     def __init__(self, optimizer: torch.optim.Optimizer, lr_scheduler: Any = None,

@@ -54,15 +54,21 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
     buffer = io.BytesIO()
     optimizer = getattr(model, "optimizer", None)
     with_optimizer = optimizer is not None and getattr(optimizer, "_built", False)
+    torch_description = None
     if optimizer is not None and type(optimizer).__name__ == "TorchOptimizer":
-        warnings.warn(
-            f"save_model({filepath!r}): the model's torch optimizer "
-            f"({type(optimizer.optimizer).__name__}) is not saved (a torch optimizer cannot be "
-            "rebuilt from a file); load_model returns the model uncompiled: compile it with a new "
-            "optimizer. BackupAndRestore keeps the torch optimizer's state across restarts.",
-            UserWarning,
-            stacklevel=3,
-        )
+        from torchestimator.keras.optimizers import _torch_archive
+
+        torch_description, reason = _torch_archive.describe(optimizer, model)
+        with_optimizer = torch_description is not None
+        if torch_description is None:
+            warnings.warn(
+                f"save_model({filepath!r}): the model's torch optimizer "
+                f"({type(optimizer.optimizer).__name__}) is not saved: {reason}. load_model "
+                "returns the model uncompiled: compile it with a new optimizer. "
+                "BackupAndRestore keeps the torch optimizer's state across restarts.",
+                UserWarning,
+                stacklevel=3,
+            )
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         archive.writestr("metadata.json", json.dumps({
             "keras_version": FORMAT_VERSION,
@@ -77,7 +83,9 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
             tensors, skeleton = state_io.flatten_state(optimizer.state_dict())
             archive.writestr("optimizer.safetensors", state_io.tensors_to_bytes(tensors))
             archive.writestr("optimizer.json", json.dumps({
-                "skeleton": skeleton, "config": _registry.serialize_keras_object(optimizer),
+                "skeleton": skeleton,
+                **({"torch": torch_description} if torch_description is not None
+                   else {"config": _registry.serialize_keras_object(optimizer)}),
             }))
     state_io.atomic_write_bytes(filepath, buffer.getvalue())
 
@@ -190,14 +198,21 @@ def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: boo
         compile and opt_meta is not None
     ):
         optimizer = compile_config.get("optimizer") if compile_config else None
-        if opt_meta is not None:
+        torch_description = opt_meta.get("torch") if opt_meta is not None else None
+        if torch_description is not None:
+            from torchestimator.keras.optimizers import _torch_archive
+
+            optimizer = _torch_archive.rebuild(
+                torch_description, state_io.unflatten_state(opt_tensors, opt_meta["skeleton"]),
+                model, filepath)
+        elif opt_meta is not None:
             optimizer = _registry.deserialize_keras_object(opt_meta["config"], custom_objects)
         from torchestimator.keras.engine._compile_config import deserialize_compile_args
 
         # losses and metrics saved as objects come back through the safe registry
         model.compile(optimizer=optimizer or "rmsprop",
                       **deserialize_compile_args(compile_config or {}, custom_objects))
-        if opt_meta is not None:
+        if opt_meta is not None and torch_description is None:
             model.optimizer.build(model.trainable_weights)
             model._optimizer_built_for = len(model.trainable_weights)
             try:
