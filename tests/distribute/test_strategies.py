@@ -285,3 +285,20 @@ def test_estimator_model_dir_urls(tmp_path):
     assert tf.estimator.Estimator(model_fn, model_dir="s3://bucket/run").model_dir == "s3://bucket/run"
     with pytest.raises(tf.errors.UnimplementedError, match="nosuchscheme://"):
         tf.estimator.Estimator(model_fn, model_dir="nosuchscheme://bucket/run")
+
+
+def test_multi_worker_strategy_has_a_tf_config_resolver_as_tfs(monkeypatch):
+    """TF's MultiWorkerMirroredStrategy always has a TFConfigClusterResolver (the multi-worker
+    tutorial reads `strategy.cluster_resolver.task_type` / `task_id` to find the chief):
+    alone both are None, as TF 2.15 prints; under torchrun they name this process's role."""
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    resolver = tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver
+    assert isinstance(resolver, tf.distribute.cluster_resolver.TFConfigClusterResolver)
+    assert (resolver.task_type, resolver.task_id) == (None, None)
+    assert tf.distribute.MirroredStrategy().cluster_resolver is None
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    monkeypatch.setenv("MASTER_PORT", str(free_port()))
+    resolver = tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver
+    assert (resolver.task_type, resolver.task_id) == ("chief", 0)

@@ -100,6 +100,17 @@ class OneDeviceStrategy(Strategy):
         super().__init__(ClusterPosition(), torch_device(device))
 
 
+def _default_resolver(position: ClusterPosition) -> Any:
+    """MultiWorkerMirroredStrategy's resolver when none is given, as TF's: it reads TF_CONFIG;
+    under torchrun it names this process's role (rank 0 `chief`, rank r `worker` r); alone,
+    task_type and task_id are None."""
+    from torchestimator.distribute.cluster_resolver import TFConfigClusterResolver
+
+    if position.source == "torchrun":
+        return TFConfigClusterResolver(task_type=position.task_type, task_id=position.task_id)
+    return TFConfigClusterResolver()
+
+
 class MultiWorkerMirroredStrategy(Strategy):
     """A distribution strategy for synchronous training on multiple workers
     (`tf.distribute.MultiWorkerMirroredStrategy`).
@@ -128,6 +139,8 @@ class MultiWorkerMirroredStrategy(Strategy):
             position = ClusterPosition(task_type="evaluator", task_id=position.task_id, source=position.source)
         device = _process_device(position)
         backend = _join(position, communication_options, device) if position.world_size > 1 else None
+        if cluster_resolver is None:  # as TF's: a TFConfigClusterResolver, never None
+            cluster_resolver = _default_resolver(position)
         super().__init__(position, device, backend, cluster_resolver)
         self._communication_options = communication_options or CommunicationOptions()
 
