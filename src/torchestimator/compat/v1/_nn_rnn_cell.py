@@ -10,14 +10,16 @@ from __future__ import annotations
 from torchestimator.compat.v1._rnn_cell import (
     BasicLSTMCell,
     BasicRNNCell,
-    DeviceWrapper,
-    DropoutWrapper,
     GRUCell,
     LSTMCell,
     LSTMStateTuple,
     MultiRNNCell,
-    ResidualWrapper,
     RNNCell,
+)
+from torchestimator.compat.v1._rnn_cell_wrappers import (
+    DeviceWrapper,
+    DropoutWrapper,
+    ResidualWrapper,
 )
 
 __all__ = [
