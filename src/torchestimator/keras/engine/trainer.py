@@ -10,11 +10,8 @@ the progress bar reads them.
 from __future__ import annotations
 
 import contextlib
-import copy
 import sys
 import warnings
-import weakref
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -24,6 +21,10 @@ from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator._ops import nest
+from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
+from torchestimator.keras.engine._jit_compile import compiled_forward as _compiled_forward
+from torchestimator.keras.engine._jit_compile import forget_compiled
+from torchestimator.keras.engine._trainer_methods import BatchMethods, ModelFiles
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
     LossesContainer,
@@ -56,49 +57,6 @@ _EMPTY_EVALUATE = (
 )
 
 
-class _CallbackEvents(loop.StepEvents):
-    """Runs Keras batch callbacks around each step of `run_steps`."""
-
-    def __init__(self, model: Any, callbacks: Any, mode: str, every: int = 1, tuned: Any = None,
-                 steps: int | None = None):
-        self.model = model
-        self.begin = getattr(callbacks, f"on_{mode}_batch_begin")
-        self.end = getattr(callbacks, f"on_{mode}_batch_end")
-        self.active = getattr(callbacks, f"_should_call_{mode}_batch_hooks", True)
-        self.every = max(1, every)
-        self.stop_on_flag = mode == "train"
-        self.first = 0  # the batch number of the epoch's first step (an epoch resumed inside)
-        # steps_per_execution='auto': the tuner's counter gives each execution's length
-        self.tuned = tuned
-        self.steps = steps  # the steps of an epoch, when known: the last execution is cut there
-        self._left = 0  # the steps left in the current execution (with `tuned`)
-
-    def before_step(self, step: int) -> None:
-        if self.tuned is not None:
-            if step == 0:
-                self._left = 0  # an epoch starts a new execution
-            if self.active and self._left <= 0:
-                step += self.first
-                self._left = max(1, int(self.tuned.numpy()))
-                if self.steps is not None:
-                    self._left = max(1, min(self._left, self.steps - step))
-                self.begin(step)
-            return
-        step += self.first
-        if self.active and step % self.every == 0:
-            self.begin(step)
-
-    def after_step(self, step: int, outputs: Any) -> bool:
-        step += self.first
-        if self.tuned is not None:
-            self._left -= 1
-            if self.active and self._left <= 0:
-                self.end(step, outputs if isinstance(outputs, Mapping) else None)
-        elif self.active and (step + 1) % self.every == 0:
-            self.end(step, outputs if isinstance(outputs, Mapping) else None)
-        return self.stop_on_flag and self.model.stop_training
-
-
 def _resolve_verbose(verbose: Any) -> int:
     if verbose == "auto":
         from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
@@ -122,8 +80,9 @@ def _concat(batches: list) -> Any:
     return batches
 
 
-class Trainer:
-    """The mixin that gives `Model` Keras' training and inference methods."""
+class Trainer(BatchMethods, ModelFiles):
+    """The mixin that gives `Model` Keras' training and inference methods (the `*_on_batch`
+    methods and the model-file methods are in `_trainer_methods.py`)."""
 
     def _init_trainer(self) -> None:
         self.optimizer = None
@@ -208,7 +167,7 @@ class Trainer:
         self._steps_per_execution = steps_per_execution
         self._autotune_steps_per_execution = autotune
         self._jit_compile = bool(jit_compile)
-        _COMPILED.pop(self, None)
+        forget_compiled(self)
         self._is_compiled = True
         self._distribute_strategy = _strategy_in_scope()  # `with strategy.scope(): compile(...)`
 
@@ -611,163 +570,6 @@ class Trainer:
             raise ValueError("predict() received no data: the input is empty.")
         return _concat(outputs)
 
-    def predict_proba(self, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
-        """Deprecated (Keras 1/2 Sequential): the same as `predict`."""
-        warnings.warn("`model.predict_proba()` is deprecated; use `model.predict()`.", stacklevel=2)
-        return self.predict(x, batch_size=batch_size, verbose=verbose)
-
-    def predict_classes(self, x: Any, batch_size: int = 32, verbose: int = 0) -> np.ndarray:
-        """Deprecated (Keras 1/2 Sequential): class indices — argmax of a multi-class output,
-        or `output > 0.5` of a single sigmoid unit."""
-        warnings.warn(
-            "`model.predict_classes()` is deprecated; use np.argmax(model.predict(x), axis=-1) "
-            "or (model.predict(x) > 0.5).astype('int32').",
-            stacklevel=2,
-        )
-        proba = self.predict(x, batch_size=batch_size, verbose=verbose)
-        if proba.shape[-1] > 1:
-            return proba.argmax(axis=-1)
-        return (proba > 0.5).astype("int32")
-
-    # ------------------------------------------------------------------ on batch
-    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
-                       class_weight: dict | None = None, reset_metrics: bool = True,
-                       return_dict: bool = False) -> Any:
-        """Runs one training step on a single batch; returns the loss and metrics."""
-        self._assert_compiled("training")
-        device = self._place()
-        if class_weight:
-            sample_weight = apply_class_weight(loop.to_device(_first(y), device),
-                                               loop.to_device(sample_weight, device), class_weight)
-        if reset_metrics:
-            self.reset_metrics()
-        self.train()
-        batch = loop.to_device(pack_x_y_sample_weight(x, y, sample_weight), device)
-        logs = to_python_logs(self.train_step(batch))
-        return self._format_batch_logs(logs, return_dict)
-
-    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
-                      reset_metrics: bool = True, return_dict: bool = False) -> Any:
-        """Evaluates the model on a single batch; returns the loss and metrics."""
-        self._assert_compiled("testing")
-        device = self._place()
-        if reset_metrics:
-            self.reset_metrics()
-        self.eval()
-        batch = loop.to_device(pack_x_y_sample_weight(x, y, sample_weight), device)
-        with torch.no_grad():
-            logs = to_python_logs(self.test_step(batch))
-        return self._format_batch_logs(logs, return_dict)
-
-    def predict_on_batch(self, x: Any) -> Any:
-        """Returns the model's outputs for a single batch, as numpy."""
-        device = self._place()
-        self.eval()
-        with torch.no_grad():
-            out = self.predict_step((loop.to_device(x, device),))
-        return nest.map_structure(
-            lambda t: t.detach().cpu().numpy() if isinstance(t, torch.Tensor) else t, out
-        )
-
-    def _format_batch_logs(self, logs: dict, return_dict: bool) -> Any:
-        """Logs as evaluate/*_on_batch return them: the dict, or `[loss, *metrics]` (a scalar
-        when there is only the loss)."""
-        if return_dict:
-            return logs
-        values = [logs[name] for name in self.metrics_names if name in logs]
-        return values[0] if len(values) == 1 else values
-
-    # ------------------------------------------------------------------ saving
-    def save(self, filepath: str, overwrite: bool = True, save_format: str | None = None,
-             **kwargs: Any) -> None:
-        """Saves the model to one `.keras` archive: config, weights, optimizer state."""
-        from torchestimator.keras.saving import saving_lib
-
-        saving_lib.save_model(self, filepath, overwrite=overwrite)
-
-    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
-               input_signature: Any = None, **kwargs: Any) -> None:
-        """Exports the model for serving (Keras' `model.export`): a directory that
-        `tf.saved_model.load` opens without this code, with a `serving_default` signature
-        taking the model's inputs. `input_signature` (a `tf.TensorSpec`, a list, or a dict of
-        name -> spec) is needed for models without `tf.keras.Input`s."""
-        del verbose, kwargs
-        if format not in ("tf_saved_model", "", None):
-            raise ValueError(f"format must be 'tf_saved_model'; received {format!r}")
-        from torchestimator.saved_model._keras_export import export_keras_model
-
-        export_keras_model(self, filepath, input_signature)
-
-    def save_weights(self, filepath: str, overwrite: bool = True, save_format: str | None = None,
-                     options: Any = None) -> None:
-        """Saves the model's weights to a safetensors file (`.weights.safetensors`)."""
-        from torchestimator.keras.saving import saving_lib
-
-        saving_lib.save_weights(self, filepath, overwrite=overwrite)
-
-    def load_weights(self, filepath: str, by_name: bool = False, skip_mismatch: bool = False,
-                     options: Any = None) -> None:
-        """Loads weights saved by `save_weights` (or the weights inside a `.keras` archive)."""
-        from torchestimator.keras.saving import saving_lib
-
-        saving_lib.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
-
-    def get_compile_config(self) -> dict | None:
-        """Returns the `compile()` arguments as JSON (Keras 2.15's layout: loss and metric
-        objects as `{"class_name", "config", ...}`, names as strings, in the structure given;
-        an optimizer object as None, its state is saved apart), or None if not compiled."""
-        if self._compile_config is None:
-            return None
-        from torchestimator.keras.engine._compile_config import warn_problems
-
-        config, problems = self._compile_config
-        warn_problems(problems)
-        return copy.deepcopy(config)
-
-    def compile_from_config(self, config: dict) -> None:
-        """Compiles the model from `get_compile_config()`'s output (ours or Keras 2.15's):
-        loss and metric objects are rebuilt through the safe registry (nothing is imported)."""
-        from torchestimator.keras.engine._compile_config import deserialize_compile_args
-        from torchestimator.keras.saving import _registry
-
-        optimizer = config.get("optimizer")
-        if isinstance(optimizer, dict):
-            optimizer = _registry.deserialize_keras_object(optimizer)
-        self.compile(optimizer=optimizer or "rmsprop", **deserialize_compile_args(config))
-
-
-#: Each model's `torch.compile`d forward (`jit_compile=True`), held outside the model: as an
-#: attribute the compiled wrapper (an `nn.Module` holding the model) would become the model's
-#: own child, and `train()`, `eval()`, `state_dict()` would recurse through it forever.
-_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _call_model(model: Any, x: Any, training: bool) -> Any:
-    """`model(x, training=training)`: the function `jit_compile` compiles (it holds no model)."""
-    return model(x, training=training)
-
-
-def _compiled_forward(model: Any, x: Any, training: bool) -> Any:
-    """`model(x, training=training)` through `torch.compile`, compiled on the first call;
-    when torch.compile fails (e.g. no C++ compiler), warns once and runs eagerly from then on."""
-    compiled = _COMPILED.get(model)
-    if compiled is None:
-        compiled = _COMPILED[model] = torch.compile(_call_model)
-    try:
-        return compiled(model, x, training)
-    except Exception as error:
-        from torch._dynamo.exc import TorchDynamoException
-
-        if not isinstance(error, TorchDynamoException):
-            raise
-        model._jit_compile = False
-        warnings.warn(
-            f"compile(jit_compile=True): torch.compile failed ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else ''}); the model runs eagerly.",
-            RuntimeWarning, stacklevel=3,
-        )
-        return _call_model(model, x, training)
-
 
 def _strategy_in_scope() -> Any:
     """The strategy whose scope is open (None outside every `strategy.scope()`)."""
@@ -780,10 +582,6 @@ def _replica_data_type() -> type:
     from torchestimator.distribute._keras_replicas import ReplicaData
 
     return ReplicaData
-
-
-def _first(y: Any) -> Any:
-    return y[0] if isinstance(y, (list, tuple)) else y
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:
