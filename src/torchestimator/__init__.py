@@ -13,6 +13,7 @@ load on first use.
 from __future__ import annotations
 
 import importlib
+import types as _types
 from typing import Any
 
 import torch as _torch
@@ -43,6 +44,7 @@ from torchestimator._ops.creation import *  # noqa: F403
 from torchestimator._ops.functional_ops import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403
 from torchestimator._ops.math_ops import *  # noqa: F403
+from torchestimator._ragged_tensor import RaggedTensor, RaggedTensorSpec
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator._tensor_numpy import install as _install_tensor_numpy
 from torchestimator._variable import Variable
@@ -59,7 +61,8 @@ _NAMESPACES = (
     "keras", "estimator", "data", "feature_column", "train", "compat", "datasets", "summary",
     "math", "linalg", "nn", "random", "image", "strings", "debugging", "config", "errors", "dtypes",
     "distribute", "saved_model", "io", "sparse", "training", "contrib", "migration", "version",
-    "audio", "autograph", "signal", "lookup", "bitwise", "sets",
+    "audio", "autograph", "signal", "lookup", "bitwise", "sets", "ragged",
+    "experimental", "lite", "types", "test", "sysconfig", "autodiff", "profiler", "quantization",
 )
 
 
@@ -90,6 +93,24 @@ _LAZY_OPS = {
     "edit_distance": "edit_distance_ops",
     **dict.fromkeys(("fftnd", "ifftnd", "rfftnd", "irfftnd"), "fft_nd_ops"),
 }
+# TF's top-level classes, scopes and refused names outside the ops (loaded on first use).
+_API_EXTRAS = {
+    **dict.fromkeys(("CriticalSection", "variable_creator_scope", "register_tensor_conversion_function",
+                     "nondifferentiable_batch_function", "gradients", "hessians", "Graph", "Operation",
+                     "import_graph_def", "load_library", "load_op_library", "RegisterGradient", "approx_top_k",
+                     "tpu", "xla", "mlir", "tsl", "tools", "security", "graph_util", "queue", "raw_ops",
+                     "dtensor"), "torchestimator._tf_extras"),
+    "DeviceSpec": "torchestimator._device_spec",
+    "random_index_shuffle": "torchestimator._random_index_shuffle",
+    **dict.fromkeys(("IndexedSlices", "IndexedSlicesSpec"), "torchestimator._indexed_slices"),
+    **dict.fromkeys(("TensorArray", "TensorArraySpec"), "torchestimator._tensor_array"),
+    **dict.fromkeys(("TypeSpec", "SparseTensorSpec", "OptionalSpec", "type_spec_from_value"),
+                    "torchestimator._type_spec"),
+    **dict.fromkeys(("qint8", "qint16", "qint32", "quint8", "quint16", "resource", "variant"),
+                    "torchestimator._dtypes"),
+    **dict.fromkeys(("extract_volume_patches", "matrix_square_root"),
+                    "torchestimator.compat.v1._tf1_extras"),  # issue 32
+}
 complex128 = _torch.complex128
 uint16, uint32, uint64 = _torch.uint16, _torch.uint32, _torch.uint64
 
@@ -97,6 +118,12 @@ uint16, uint32, uint64 = _torch.uint16, _torch.uint32, _torch.uint64
 def __getattr__(name: str) -> Any:
     if name in _LAZY_OPS:
         value = getattr(importlib.import_module(f"torchestimator._ops.{_LAZY_OPS[name]}"), name)
+        if isinstance(value, _types.FunctionType):
+            value = _symbolic_dispatch.wrap(value, name)
+        globals()[name] = value
+        return value
+    if name in _API_EXTRAS:
+        value = getattr(importlib.import_module(_API_EXTRAS[name]), name)
         globals()[name] = value
         return value
     if name in _NAMESPACES:
@@ -126,4 +153,11 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_NAMESPACES) + list(_KERAS_ALIASES) + list(_INITIALIZERS)
-                  + list(_LAZY_OPS) + ["as_string", "get_logger"])
+                  + list(_LAZY_OPS) + list(_API_EXTRAS) + ["as_string", "get_logger"])
+
+
+# Last: TF's top-level ops given symbolic Keras tensors record TFOpLambda layers
+# (_ops/symbolic_dispatch.py; the namespaces tf.math, tf.nn, ... do the same).
+from torchestimator._ops import symbolic_dispatch as _symbolic_dispatch  # noqa: E402
+
+_symbolic_dispatch.wrap_namespace(globals(), "")

@@ -45,12 +45,108 @@ uint16 = torch.uint16
 uint32 = torch.uint32
 uint64 = torch.uint64
 
+
+
+class ExtraDType:
+    """A TF dtype with no torch tensor storage here (the quantized `qint8`..`quint16`,
+    `resource`, `variant`, `int4`, `uint4`): carries TF's name, `as_datatype_enum`, `size` and
+    predicates; making a tensor of it raises a `TypeError` naming the dtype."""
+
+    def __init__(self, name: str, enum: int, size: int, *, quantized: builtins.bool = False,
+                 numpy_base: str | None = None, integer_range: tuple[int, int] | None = None,
+                 torch_dtype: Any = None):
+        self.name = name
+        self.as_datatype_enum = enum
+        self.size = size
+        self.is_quantized = quantized
+        self.is_numeric = quantized
+        self.is_integer = integer_range is not None
+        self.is_unsigned = integer_range is not None and integer_range[0] == 0
+        self.is_floating = self.is_bool = self.is_complex = False
+        self._numpy_base = numpy_base
+        self._range = integer_range
+        #: the torch dtype of the same name, where torch has one (torch's quantized dtypes)
+        self.torch_dtype = torch_dtype
+
+    @property
+    def base_dtype(self) -> ExtraDType:
+        """The dtype itself (there are no reference dtypes eagerly)."""
+        return self
+
+    real_dtype = base_dtype
+
+    @property
+    def as_numpy_dtype(self) -> Any:
+        """TF's numpy type: a one-field structured dtype for quantized types (`[('qint8', 'i1')]`)."""
+        if self._numpy_base is None:
+            raise TypeError(f"tf.{self.name} has no numpy dtype")
+        return np.dtype([(self.name, self._numpy_base)])
+
+    @property
+    def min(self) -> int:
+        """The smallest value of an integer dtype; TypeError for the others, as TF's."""
+        if self._range is None:
+            raise TypeError(f"Cannot find minimum value of {self!r}.")
+        return self._range[0]
+
+    @property
+    def max(self) -> int:
+        """The largest value of an integer dtype; TypeError for the others, as TF's."""
+        if self._range is None:
+            raise TypeError(f"Cannot find maximum value of {self!r}.")
+        return self._range[1]
+
+    def is_compatible_with(self, other: Any) -> builtins.bool:
+        """True when `other` names the same dtype."""
+        try:
+            return as_dtype(other) is self
+        except (TypeError, ValueError):
+            return False
+
+    def no_tensors(self, what: str = "a tensor") -> TypeError:
+        """The error raised when asked to make `what` of this dtype."""
+        return TypeError(
+            f"Cannot make {what} of dtype tf.{self.name}: torch has no tensor storage for it here. "
+            "Use a numeric dtype (tf.int8, tf.uint8, tf.int32, tf.float32, ...) and keep the "
+            "quantization scale and zero point yourself.")
+
+    def __eq__(self, other: object) -> builtins.bool:
+        if isinstance(other, str):
+            return other == self.name
+        return other is self
+
+    def __hash__(self) -> int:
+        return hash(("tf.dtype", self.name))
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+qint8 = ExtraDType("qint8", 11, 1, quantized=True, numpy_base="i1", torch_dtype=torch.qint8)
+quint8 = ExtraDType("quint8", 12, 1, quantized=True, numpy_base="u1", torch_dtype=torch.quint8)
+qint32 = ExtraDType("qint32", 13, 4, quantized=True, numpy_base="<i4", torch_dtype=torch.qint32)
+qint16 = ExtraDType("qint16", 15, 2, quantized=True, numpy_base="<i2")
+quint16 = ExtraDType("quint16", 16, 2, quantized=True, numpy_base="<u2")
+resource = ExtraDType("resource", 20, 0)
+variant = ExtraDType("variant", 21, 0)
+int4 = ExtraDType("int4", 29, 1, integer_range=(-8, 7))
+uint4 = ExtraDType("uint4", 30, 1, integer_range=(0, 15))
+float8_e4m3fn = torch.float8_e4m3fn
+float8_e5m2 = torch.float8_e5m2
+#: TF's `tf.dtypes.QUANTIZED_DTYPES` (without the graph-only `_ref` dtypes)
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint16, quint16, qint32})
+_EXTRA_BY_NAME = {d.name: d for d in (qint8, quint8, qint32, qint16, quint16, resource, variant, int4, uint4)}
+
 _BY_NAME = {
     "float16": float16, "half": float16, "bfloat16": bfloat16, "float32": float32,
     "float": float32, "float64": float64, "double": float64, "int8": int8, "int16": int16,
     "int32": int32, "int64": int64, "uint8": uint8, "bool": bool, "complex64": complex64,
     "complex128": complex128, "uint16": uint16, "uint32": uint32, "uint64": uint64,
     "string": string, "str": string, "object": string,
+    "float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2, **_EXTRA_BY_NAME,
 }
 
 
@@ -62,7 +158,7 @@ def as_dtype(value: Any) -> torch.dtype | _StringDType:
     """
     if value is None:
         raise ValueError("dtype must not be None")
-    if isinstance(value, torch.dtype) or value is string:
+    if isinstance(value, (torch.dtype, ExtraDType)) or value is string:
         return value
     if isinstance(value, str):
         try:
@@ -94,8 +190,8 @@ _pybool = builtins.bool
 def dtype_name(dtype: Any) -> str:
     """Returns the Keras/TF name of a dtype ('float32', 'int64', 'string')."""
     d = as_dtype(dtype)
-    if d is string:
-        return "string"
+    if d is string or isinstance(d, ExtraDType):
+        return d.name
     return str(d).replace("torch.", "")
 
 

@@ -51,6 +51,8 @@ class SparseTensor:
                 arr = arr.astype(object) if arr.dtype.kind != "O" else arr
                 self.values = arr.reshape(-1)
             else:
+                if isinstance(values, (list, tuple)) and arr.dtype in (np.float64, np.int64):
+                    arr = arr.astype(np.float32 if arr.dtype == np.float64 else np.int32)
                 self.values = torch.from_numpy(np.ascontiguousarray(arr)).reshape(-1)
         if self.indices.numel() == 0:
             self.indices = self.indices.reshape(0, len(self.dense_shape))

@@ -4,6 +4,7 @@ Checked against Python/numpy computations of TF's documented definitions, and a 
 against TensorFlow 2.15's own outputs (fixtures/image.json, written by make_image_fixture.py).
 """
 
+import inspect
 import json
 import os
 
@@ -136,27 +137,35 @@ def test_reduce_join_axes():
 
 
 # ---------------------------------------------------------------------------- split
+def _tokens(ragged):
+    """A RaggedTensor of strings as nested lists of str."""
+    def dec(v):
+        return [dec(x) for x in v] if isinstance(v, list) else v.decode()
+    return dec(ragged.to_list())
+
+
 def test_split_shapes_of_the_result():
     tokens = tf.strings.split("a b  c")  # a scalar gives a 1-D string array
     assert isinstance(tokens, np.ndarray) and tokens.tolist() == ["a", "b", "c"]
-    rows = tf.strings.split(["a b  c", " d e ", ""])  # 1-D gives a list of lists
-    assert rows == [["a", "b", "c"], ["d", "e"], []]
-    grid = tf.strings.split([["a b", ""], ["c", "d e f"]])  # higher rank: object array of lists
-    assert grid.shape == (2, 2) and grid[1, 1] == ["d", "e", "f"] and grid[0, 1] == []
+    rows = tf.strings.split(["a b  c", " d e ", ""])  # 1-D gives a RaggedTensor (TF 2.x)
+    assert isinstance(rows, tf.RaggedTensor) and _tokens(rows) == [["a", "b", "c"], ["d", "e"], []]
+    grid = tf.strings.split([["a b", ""], ["c", "d e f"]])  # rank 3, ragged in the last axis
+    assert grid.ragged_rank == 2 and tuple(grid.shape) == (2, 2, None)
+    assert _tokens(grid) == [[["a", "b"], []], [["c"], ["d", "e", "f"]]]
 
 
 def test_split_rules():
-    assert tf.strings.split(["a,b,,c", ""], sep=",") == [["a", "b", "", "c"], [""]]
-    assert tf.strings.split(["a<>b<>c"], sep="<>") == [["a", "b", "c"]]
-    assert tf.strings.split(["a,b,c,d"], sep=",", maxsplit=2) == [["a", "b", "c,d"]]
-    assert tf.strings.split(["a,b"], sep=",", maxsplit=0) == [["a,b"]]
+    assert _tokens(tf.strings.split(["a,b,,c", ""], sep=",")) == [["a", "b", "", "c"], [""]]
+    assert _tokens(tf.strings.split(["a<>b<>c"], sep="<>")) == [["a", "b", "c"]]
+    assert _tokens(tf.strings.split(["a,b,c,d"], sep=",", maxsplit=2)) == [["a", "b", "c,d"]]
+    assert _tokens(tf.strings.split(["a,b"], sep=",", maxsplit=0)) == [["a,b"]]
     # whitespace mode: ASCII whitespace only (TF keeps '\xa0' and '\x1c' inside tokens)
-    assert tf.strings.split(["a\xa0b c\x1cd e\x0bf\tg\nh"]) == [["a\xa0b", "c\x1cd", "e", "f",
+    assert _tokens(tf.strings.split(["a\xa0b c\x1cd e\x0bf\tg\nh"])) == [["a\xa0b", "c\x1cd", "e", "f",
                                                                    "g", "h"]]
-    assert tf.strings.split(["  a  b c  "], maxsplit=1) == [["a", "b c  "]]
-    assert tf.strings.split(["a b"], maxsplit=2) == [["a", "b", ""]]  # TF's rest token
-    assert tf.strings.split([" a b "], maxsplit=0) == [[" a b "]]
-    assert tf.strings.split(["abc"], sep="") == [["abc"]]
+    assert _tokens(tf.strings.split(["  a  b c  "], maxsplit=1)) == [["a", "b c  "]]
+    assert _tokens(tf.strings.split(["a b"], maxsplit=2)) == [["a", "b", ""]]  # TF's rest token
+    assert _tokens(tf.strings.split([" a b "], maxsplit=0)) == [[" a b "]]
+    assert _tokens(tf.strings.split(["abc"], sep="")) == [["abc"]]
 
 
 def test_unicode_split():
@@ -168,12 +177,14 @@ def test_unicode_split():
 
 def test_elementwise_ops_take_split_rows():
     rows = tf.strings.split(["1,2,3", "4", "5,6"], sep=",")
-    numbers = tf.strings.to_number(rows)
-    assert [r.tolist() for r in numbers] == [[1.0, 2.0, 3.0], [4.0], [5.0, 6.0]]
-    assert all(r.dtype == torch.float32 for r in numbers)
-    assert [r.tolist() for r in tf.strings.length(rows)] == [[1, 1, 1], [1], [1, 1]]
-    assert [r.tolist() for r in tf.strings.regex_replace(rows, "[0-9]", "#")] == \
+    numbers = tf.strings.to_number(rows)  # elementwise ops act on the RaggedTensor's values
+    assert numbers.to_list() == [[1.0, 2.0, 3.0], [4.0], [5.0, 6.0]]
+    assert numbers.dtype == torch.float32
+    assert tf.strings.length(rows).to_list() == [[1, 1, 1], [1], [1, 1]]
+    assert _tokens(tf.strings.regex_replace(rows, "[0-9]", "#")) == \
         [["#", "#", "#"], ["#"], ["#", "#"]]
+    lists = [["1", "2"], ["3"]]  # a plain list of rows still works
+    assert [r.tolist() for r in tf.strings.to_number(lists)] == [[1.0, 2.0], [3.0]]
 
 
 # ---------------------------------------------------------------------------- to_number
@@ -300,7 +311,7 @@ def test_as_string_errors():
 
 
 def test_as_string_is_top_level():
-    assert tf.strings.as_string is __import__(
+    assert inspect.unwrap(tf.strings.as_string) is __import__(
         "torchestimator._ops.string_ops", fromlist=["as_string"]).as_string
 
 

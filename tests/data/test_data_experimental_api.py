@@ -1,6 +1,7 @@
 """tf.data.experimental's TF 2.15 names and the smaller helpers: apply-style transformations,
 from_list, at, pad_to_cardinality, map_and_batch, make_batched_features_dataset, the record
-readers/writers, DatasetSpec / IteratorSpec / NumpyIterator, and the refused ragged batching.
+readers/writers, DatasetSpec / IteratorSpec / NumpyIterator, ragged batching and the refused
+sparse batching.
 Values against TF 2.15's recorded ones (tests/data/fixtures/tf_data_transforms.json)."""
 
 import json
@@ -81,12 +82,13 @@ def test_pad_to_cardinality_matches_tf():
     assert str(e.value) == TF["pad_to_cardinality_err"]["message"]
 
 
-def test_ragged_and_sparse_batching_are_refused_with_a_pointer_to_padded_batch():
+def test_ragged_batching_gives_ragged_tensors_and_sparse_batching_is_refused():
     tokens = tf.data.Dataset.from_tensor_slices(["a b", "c"]).map(tf.strings.split)
-    assert "RaggedTensorSpec" in TF["ragged_batch_spec"]  # what TF would give
-    for call in (lambda: tokens.ragged_batch(2),
-                 lambda: tokens.apply(tf.data.experimental.dense_to_ragged_batch(2)),
-                 lambda: tokens.sparse_batch(2, [4]),
+    for ds in (tokens.ragged_batch(2),
+               tokens.apply(tf.data.experimental.dense_to_ragged_batch(2))):
+        assert repr(ds.element_spec) == TF["ragged_batch_spec"]  # what TF gives
+        assert [b.to_list() for b in ds] == [[[b"a", b"b"], [b"c"]]]
+    for call in (lambda: tokens.sparse_batch(2, [4]),
                  lambda: tokens.apply(tf.data.experimental.dense_to_sparse_batch(2, [4]))):
         with pytest.raises(NotImplementedError, match="padded_batch"):
             call()
@@ -151,9 +153,9 @@ def test_make_batched_features_dataset_reads_tfrecords(tmp_path):
     assert [len(b["y"]) for b in forever.take(8)] == [3] * 8  # repeats; full batches only
     with pytest.raises(ValueError, match="label_key"):
         tf.data.experimental.make_batched_features_dataset(files, 2, features, label_key="z")
-    with pytest.raises(NotImplementedError, match="VarLenFeature"):
-        tf.data.experimental.make_batched_features_dataset(
-            files, 2, {"x": tf.io.VarLenFeature(tf.float32)})
+    varlen = tf.data.experimental.make_batched_features_dataset(  # a tf.SparseTensor per batch
+        files, 2, {"x": tf.io.VarLenFeature(tf.float32)}, num_epochs=1, shuffle=False)
+    assert isinstance(next(iter(varlen))["x"], tf.SparseTensor)
     parsed = tf.data.TFRecordDataset(files).batch(10).apply(
         tf.data.experimental.parse_example_dataset(features))
     assert next(iter(parsed))["y"].tolist() == list(range(10))

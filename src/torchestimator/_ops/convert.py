@@ -120,6 +120,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     want = None if dtype is None else _dtypes.as_dtype(dtype)
     if want is _dtypes.string:
         return _string_array(value)
+    if isinstance(want, _dtypes.ExtraDType):
+        raise want.no_tensors(f"a tensor{f' ({name})' if name else ''}")
     if value is None:
         raise ValueError(
             f"Attempt to convert a value (None){f' ({name})' if name else ''} with an unsupported "
@@ -145,6 +147,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return _from_list(value, want)
     if isinstance(value, (str, bytes)):
         return _string_array(value)
+    if _CONVERSION_FUNCTIONS:  # tf.register_tensor_conversion_function's (IndexedSlices, users')
+        converted = _registered_conversion(value, want, name)
+        if converted is not NotImplemented:
+            return converted
     if hasattr(value, "__array__"):  # pandas objects, arrow arrays, ...
         return convert_to_tensor(np.asarray(value), dtype, dtype_hint, name)
     if isinstance(value, numbers.Number):
@@ -153,6 +159,21 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         f"Cannot convert {value!r:.100} of type {type(value).__name__}{f' ({name})' if name else ''} "
         "to a tensor; pass a tensor, a numpy array, a Python number or a (nested) list of numbers."
     )
+
+
+#: (priority, base_type, conversion_func), kept sorted by priority
+_CONVERSION_FUNCTIONS: list[tuple[int, Any, Any]] = []
+
+
+def _registered_conversion(value: Any, dtype: Any, name: str | None) -> Any:
+    """The first registered conversion function for `value`'s type (lowest priority first),
+    as TF's registry: a function may return NotImplemented to pass; None if none applies."""
+    for _, base_type, function in _CONVERSION_FUNCTIONS:
+        if isinstance(value, base_type):
+            result = function(value, dtype=dtype, name=name, as_ref=False)
+            if result is not NotImplemented:
+                return convert_to_tensor(result, dtype, name=name)
+    return NotImplemented
 
 
 def as_tensor(value: Any) -> Any:

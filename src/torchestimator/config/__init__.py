@@ -34,6 +34,7 @@ from torchestimator._ops.control_ops import DEVICE_SETTINGS, FUNCTION_SETTINGS
 
 __all__ = [
     "LogicalDevice", "LogicalDeviceConfiguration", "PhysicalDevice", "experimental",
+    "experimental_connect_to_cluster", "experimental_connect_to_host",
     "experimental_functions_run_eagerly", "experimental_run_functions_eagerly",
     "functions_run_eagerly", "get_logical_device_configuration", "get_soft_device_placement",
     "get_visible_devices", "list_logical_devices", "list_physical_devices", "optimizer",
@@ -388,4 +389,10 @@ optimizer = types.SimpleNamespace(
     get_jit=get_jit,
     set_experimental_options=set_experimental_options,
     set_jit=set_jit,
+)
+
+# TF's remote eager (TPU hosts, remote workers) is refused by name (docs/refusals.md).
+from torchestimator.config._remote import (  # noqa: E402
+    experimental_connect_to_cluster,
+    experimental_connect_to_host,
 )

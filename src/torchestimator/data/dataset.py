@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -191,6 +192,14 @@ class Dataset(abc.ABC):
         """
         from torchestimator.data.sources import TensorSlicesDataset
 
+        if _has_sparse(tensors):  # rows of a tf.SparseTensor (sparse_batching.py)
+            from torchestimator.data.sparse_batching import SparseSlicesDataset
+
+            return SparseSlicesDataset(tensors)
+        if _has_ragged(tensors):  # rows of a tf.RaggedTensor (ragged_batching.py)
+            from torchestimator.data.ragged_batching import RaggedSlicesDataset
+
+            return RaggedSlicesDataset(tensors)
         return TensorSlicesDataset(tensors)
 
     @staticmethod
@@ -354,6 +363,19 @@ class Dataset(abc.ABC):
         """
         from torchestimator.data.batching import BatchDataset
 
+        if "torchestimator.data.sparse_batching" in sys.modules:  # sparse components
+            from torchestimator.data.sparse_batching import SparseBatchDataset, batches_sparse
+
+            if batches_sparse(self):
+                return SparseBatchDataset(self, as_int("batch_size", batch_size, 1),
+                                          as_bool("drop_remainder", drop_remainder))
+        if "torchestimator.data.ragged_batching" in sys.modules:  # ragged components
+            from torchestimator.data.ragged_batching import RaggedBatchDataset, batches_ragged
+
+            if batches_ragged(self):
+                return RaggedBatchDataset(self, as_int("batch_size", batch_size, 1),
+                                          as_bool("drop_remainder", drop_remainder),
+                                          dense_to_ragged=False)
         return BatchDataset(self, as_int("batch_size", batch_size, 1),
                             as_bool("drop_remainder", drop_remainder))
 
@@ -642,14 +664,15 @@ class Dataset(abc.ABC):
 
     def ragged_batch(self, batch_size: int, drop_remainder: bool = False,
                      row_splits_dtype: Any = None, name: str | None = None) -> Dataset:
-        """Not supported: torchestimator has no RaggedTensor. Raises NotImplementedError
-        pointing to `padded_batch` (pad to the longest element) or `bucket_by_sequence_length`."""
-        raise NotImplementedError(
-            "Dataset.ragged_batch: torchestimator has no tf.RaggedTensor, so batches of "
-            "elements of different lengths cannot be ragged. Use "
-            "dataset.padded_batch(batch_size) (pads each batch to its longest element), or "
-            "bucket_by_sequence_length to batch elements of similar length."
-        )
+        """Combines consecutive elements into `tf.RaggedTensor`s (TF's `ragged_batch`).
+
+        Elements may differ in shape: each component of rank >= 1 becomes a RaggedTensor
+        whose rows are the elements (ragged components gain one ragged dimension); scalars
+        are stacked. `row_splits_dtype` (default tf.int64) types the new row partitions.
+        """
+        from torchestimator.data.ragged_batching import ragged_batch
+
+        return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
 
     def sparse_batch(self, batch_size: int, row_shape: Any, name: str | None = None) -> Dataset:
         """Not supported: dataset components cannot be SparseTensors here. Raises
@@ -688,3 +711,27 @@ class OptionsDataset(UnaryDataset):
 
     def _compute_cardinality(self) -> int:
         return self._input._compute_cardinality()
+
+
+def _has_sparse(tensors: Any) -> bool:
+    """True when a nest given to from_tensor_slices holds a tf.SparseTensor."""
+    sparse = sys.modules.get("torchestimator._sparse_tensor")
+    if sparse is None:
+        return False
+    if isinstance(tensors, dict):
+        return any(_has_sparse(v) for v in tensors.values())
+    if isinstance(tensors, tuple):
+        return any(_has_sparse(v) for v in tensors)
+    return isinstance(tensors, sparse.SparseTensor)
+
+
+def _has_ragged(tensors: Any) -> bool:
+    """True when a nest given to from_tensor_slices holds a tf.RaggedTensor."""
+    ragged = sys.modules.get("torchestimator._ragged_tensor")
+    if ragged is None:
+        return False
+    if isinstance(tensors, dict):
+        return any(_has_ragged(v) for v in tensors.values())
+    if isinstance(tensors, tuple):
+        return any(_has_ragged(v) for v in tensors)
+    return isinstance(tensors, ragged.RaggedTensor)

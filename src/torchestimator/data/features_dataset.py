@@ -19,17 +19,12 @@ from torchestimator.data.validation import as_bool, as_int, as_seed
 
 
 def _check_features(features: Any) -> Mapping:
+    """`features` (a non-empty dict); VarLenFeature / SparseFeature / RaggedFeature entries
+    parse to tf.SparseTensor / tf.RaggedTensor components of each batch."""
     if not isinstance(features, Mapping) or not features:
         raise ValueError(f"`features` must be a non-empty dict of feature name to "
-                         f"tf.io.FixedLenFeature / FixedLenSequenceFeature; received {features!r}")
-    for key, spec in features.items():
-        kind = type(spec).__name__
-        if kind in ("VarLenFeature", "SparseFeature", "RaggedFeature"):
-            raise NotImplementedError(
-                f"`features[{key!r}]` is a {kind}: it parses to a tf.SparseTensor, which cannot "
-                "be a dataset component here. Use tf.io.FixedLenFeature(shape, dtype, "
-                "default_value=...) or tf.io.FixedLenSequenceFeature(shape, dtype, "
-                "allow_missing=True) (padded to the longest in the batch)")
+                         f"tf.io.FixedLenFeature / FixedLenSequenceFeature / VarLenFeature / "
+                         f"SparseFeature / RaggedFeature; received {features!r}")
     return features
 
 
@@ -72,7 +67,8 @@ def make_batched_features_dataset(
     `tf.data.experimental.make_batched_features_dataset`).
 
     Each element is a dict of feature name -> tensor of shape (batch, *shape)
-    (strings: arrays of str), or `(features, label)` with `label_key`.
+    (strings: arrays of str; a `tf.SparseTensor` for VarLenFeature / SparseFeature, a
+    `tf.RaggedTensor` for RaggedFeature), or `(features, label)` with `label_key`.
     `num_epochs=None` repeats forever. See the module doc for the pipeline.
     """
     from torchestimator.io._tfrecord_dataset import TFRecordDataset

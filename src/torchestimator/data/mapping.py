@@ -82,6 +82,21 @@ class _ElementFunction(UnaryDataset):
             it.close()
 
 
+def _relaxed_composite(spec: Any, lead: int) -> Any:
+    """A SparseTensorSpec / RaggedTensorSpec whose first dimension equals the unknown input
+    batch dimension `lead`, with that dimension None (other specs as they are)."""
+    shape = getattr(spec, "shape", None)
+    if isinstance(spec, TensorSpec) or getattr(shape, "rank", None) in (None, 0) \
+            or shape.as_list()[0] != lead:
+        return spec
+    dims = [None, *shape.as_list()[1:]]
+    if type(spec).__name__ == "SparseTensorSpec":
+        return type(spec)(dims, spec.dtype)
+    if type(spec).__name__ == "RaggedTensorSpec":
+        return type(spec)(dims, spec.dtype, spec.ragged_rank, spec.row_splits_dtype)
+    return spec
+
+
 class MapDataset(_ElementFunction):
     """Applies a function to each element (`Dataset.map`)."""
 
@@ -109,7 +124,9 @@ class MapDataset(_ElementFunction):
         if lead is None:
             return spec
         relaxed = [
-            TensorSpec((None, *s.shape[1:]), s.dtype) if s.shape and s.shape[0] == lead[0] else s
+            TensorSpec((None, *s.shape[1:]), s.dtype)
+            if isinstance(s, TensorSpec) and s.shape and s.shape[0] == lead[0] else
+            _relaxed_composite(s, lead[0])
             for s in flat_specs(spec)
         ]
         return with_flat_specs(spec, relaxed)

@@ -110,6 +110,8 @@ def to_component(value: Any, where: str = "element", encode_strings: builtins.bo
     """
     if isinstance(value, torch.Tensor):
         return value.detach()  # input data is constant, as in TF
+    if _composite_spec(value) is not None:  # tf.SparseTensor / tf.RaggedTensor: kept whole
+        return value
     if isinstance(value, str):
         return value
     if isinstance(value, bytes):
@@ -225,10 +227,34 @@ def _to_structure(value: Any, where: str, encode: builtins.bool = False) -> Any:
     return to_component(value, where, encode)
 
 
+def _composite_spec(value: Any) -> Any:
+    """The TypeSpec of a tf.SparseTensor or tf.RaggedTensor component (None for others);
+    loads sparse_batching.py so that `batch` stacks sparse components."""
+    name = type(value).__name__
+    if name == "SparseTensor" and type(value).__module__ == "torchestimator._sparse_tensor":
+        from torchestimator.data.sparse_batching import sparse_spec
+
+        return sparse_spec(value)
+    if name == "RaggedTensor" and type(value).__module__.startswith("torchestimator._ragged"):
+        return value._type_spec if hasattr(value, "_type_spec") else \
+            _ragged_spec(value)
+    return None
+
+
+def _ragged_spec(value: Any) -> Any:
+    from torchestimator._ragged._spec import RaggedTensorSpec
+
+    return RaggedTensorSpec.from_value(value)
+
+
 def component_spec(c: Any) -> TensorSpec:
-    """Returns the TensorSpec of one component."""
+    """Returns the TensorSpec of one component (a SparseTensorSpec / RaggedTensorSpec for a
+    sparse or ragged one)."""
     if isinstance(c, torch.Tensor):
         return TensorSpec(tuple(c.shape), c.dtype)
+    composite = _composite_spec(c)
+    if composite is not None:
+        return composite
     if isinstance(c, np.ndarray):
         if isinstance(c, Tokens):  # a split string: its length depends on the data
             return TensorSpec((None,), string)
@@ -253,6 +279,9 @@ def with_flat_specs(spec: Any, specs: list[TensorSpec]) -> Any:
 
 def batched_spec(spec: TensorSpec, size: int | None) -> TensorSpec:
     """Returns `spec` with a leading batch dimension of `size` (None when unknown)."""
+    if type(spec).__name__ == "SparseTensorSpec":  # a batch of tf.SparseTensor elements
+        rank = spec.shape.rank
+        return type(spec)(None if rank is None else [size, *spec.shape.as_list()], spec.dtype)
     shape = None if spec.shape is None else (size,) + tuple(spec.shape)
     return TensorSpec(shape, spec.dtype)
 

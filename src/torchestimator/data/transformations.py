@@ -200,8 +200,8 @@ def parallel_interleave(map_func: Callable, cycle_length: int, block_length: int
 
 def dense_to_ragged_batch(batch_size: int, drop_remainder: bool = False,
                           row_splits_dtype: Any = torch.int64) -> Transformation:
-    """Not supported (no RaggedTensor here): applying it raises NotImplementedError that
-    points to `padded_batch`."""
+    """A transformation batching elements of different shapes into `tf.RaggedTensor`s
+    (the same as `Dataset.ragged_batch`)."""
     return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
@@ -287,22 +287,38 @@ def at(dataset: Dataset, index: int) -> Any:
 
 
 def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Transformation:
-    """A transformation returning the dataset prefetched (TF's `copy_to_device`).
-
-    Elements stay on the host: the training loop (`fit`, `Estimator.train`) moves
-    each batch to its device once a step, as the project's device rule says.
-    """
+    """A transformation copying each element of a dataset to `target_device` (TF's
+    `copy_to_device`): tensors move there (from pinned memory, without blocking, to a GPU) on
+    the input's background thread; strings stay on the host. A GPU that is not there means the
+    host (TF's soft placement)."""
     if not isinstance(target_device, str):
         raise TypeError(f"`target_device` must be a device string; received {target_device!r}")
-    return lambda ds: ds.prefetch(AUTOTUNE)
+    if not isinstance(source_device, str):
+        raise TypeError(f"`source_device` must be a device string; received {source_device!r}")
+    return lambda ds: _on_device(ds, target_device, AUTOTUNE)
 
 
 def prefetch_to_device(device: str, buffer_size: int | None = None) -> Transformation:
-    """A transformation returning the dataset prefetched `buffer_size` deep (TF's
-    `prefetch_to_device`; the training loop moves batches to `device`)."""
+    """A transformation prefetching each element to `device`, `buffer_size` deep (None: chosen
+    automatically), as TF's `prefetch_to_device`: the copy to the device overlaps the training
+    step; it must be the dataset's last transformation."""
     if not isinstance(device, str):
         raise TypeError(f"`device` must be a device string; received {device!r}")
-    return lambda ds: ds.prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+    return lambda ds: _on_device(ds, device, AUTOTUNE if buffer_size is None else buffer_size)
+
+
+def _on_device(ds: Dataset, device_name: str, buffer_size: int) -> Dataset:
+    from torchestimator._engine.loop import to_device
+    from torchestimator._ops.control_ops._context import _resolve_device
+
+    device = _resolve_device(device_name)
+    if device.type == "cpu":
+        return ds.prefetch(buffer_size)
+
+    def move(*components: Any) -> Any:
+        return to_device(components if len(components) > 1 else components[0], device)
+
+    return ds.map(move).prefetch(buffer_size)
 
 
 def enable_debug_mode() -> None:

@@ -8,9 +8,23 @@ Estimator; `with strategy.scope(): model.compile(...)` a Keras model.
 """
 
 from torchestimator.distribute import cluster_resolver, experimental
+from torchestimator.distribute._cross_device_ops import (
+    CrossDeviceOps,
+    HierarchicalCopyAllReduce,
+    NcclAllReduce,
+    ReductionToOneDevice,
+    Server,
+    coordinator,
+    experimental_set_strategy,
+)
 from torchestimator.distribute._distributed_dataset import (
     DistributedDataset,
     DistributedDatasetsFromFunction,
+)
+from torchestimator.distribute._distributed_values import (
+    DistributedIterator,
+    DistributedValues,
+    RunOptions,
 )
 from torchestimator.distribute._input_context import (
     InputContext,
@@ -22,6 +36,7 @@ from torchestimator.distribute._strategies import (
     MirroredStrategy,
     MultiWorkerMirroredStrategy,
     OneDeviceStrategy,
+    ParameterServerStrategy,
     TPUStrategy,
 )
 from torchestimator.distribute._strategy import (
@@ -36,6 +51,17 @@ from torchestimator.distribute._strategy import (
 )
 
 __all__ = [
+    "CrossDeviceOps",
+    "DistributedIterator",
+    "DistributedValues",
+    "HierarchicalCopyAllReduce",
+    "NcclAllReduce",
+    "ParameterServerStrategy",
+    "ReductionToOneDevice",
+    "RunOptions",
+    "Server",
+    "coordinator",
+    "experimental_set_strategy",
     "DistributedDataset",
     "DistributedDatasetsFromFunction",
     "InputContext",

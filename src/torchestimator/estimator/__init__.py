@@ -2,6 +2,7 @@
 warm starting — on PyTorch."""
 
 from torchestimator.estimator import experimental, export, inputs
+from torchestimator.estimator._estimator_extras import add_metrics
 from torchestimator.estimator._exporter import (
     BestExporter,
     Exporter,

@@ -76,3 +76,8 @@ from torchestimator._ops.image_random import (
     stateless_random_jpeg_quality,
     stateless_random_saturation,
 )
+
+# Last: tf.image ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "image")

@@ -37,6 +37,8 @@ from torchestimator.io._parse_example import parse_example, parse_single_example
 from torchestimator.io._parse_spec import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    RaggedFeature,
+    SparseFeature,
     VarLenFeature,
 )
 from torchestimator.io._sequence_example import (

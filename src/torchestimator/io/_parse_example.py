@@ -91,7 +91,8 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     (`FixedLenFeature` of float32/int64), a numpy object array of bytes
     (string `FixedLenFeature`), a `tf.SparseTensor` with dense_shape
     [batch, max values] (`VarLenFeature`), or a tensor [batch, max steps, *shape]
-    (`FixedLenSequenceFeature`, padded with its default_value).
+    (`FixedLenSequenceFeature`, padded with its default_value), a `tf.RaggedTensor`
+    (`RaggedFeature`) or a `tf.SparseTensor` of dense_shape [batch, *size] (`SparseFeature`).
 
     On a `tf.compat.v1.placeholder` (a `tf.TensorSpec` of strings, inside a
     serving_input_receiver_fn) it returns what an export stores as the
@@ -102,6 +103,11 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     kind than its dtype, or has the wrong number of values, and when bytes
     are not an Example.
     """
+    from torchestimator.io import _parse_composite
+
+    if _parse_composite.has_composite(features):  # RaggedFeature / SparseFeature
+        return _parse_composite.parse_composite(parse_example, serialized, features, name,
+                                                example_names)
     specs = check_specs(features)
     from torchestimator._dtypes import TensorSpec
 

@@ -164,3 +164,8 @@ __all__ = [
     "trace",
     "triangular_solve",
 ]
+
+# Last: tf.linalg ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "linalg")

@@ -5,8 +5,7 @@ Elementwise math, comparisons and logic, reductions (`reduce_*` with TF's
 segment ops, `bincount` and `confusion_matrix`, with TF 2.15's names,
 arguments and dtype rules (no promotion; `reduce_mean` of int32 is int32).
 `l2_normalize`, `softmax`, `log_softmax`, `softsign` and `zero_fraction` are
-shared with `tf.nn` and `tf.linalg`. Not provided: `betainc`, `polygamma`, `sobol_sample`,
-`special`.
+shared with `tf.nn` and `tf.linalg`; `tf.math.special` holds the special functions.
 """
 
 from torchestimator._ops.linalg_ops import l2_normalize
@@ -135,4 +134,11 @@ from torchestimator._ops.math_ops import (
     xlogy,
     zeta,
 )
+from torchestimator._ops.math_ops._special_functions import betainc, polygamma, sobol_sample
 from torchestimator._ops.nn_ops import log_softmax, softmax, softsign, zero_fraction
+
+# Last: tf.math ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "math")
+from torchestimator.math import special  # noqa: E402 (tf.math.special)

@@ -77,3 +77,50 @@ from torchestimator._ops.nn_ops import (
     weighted_moments,
     zero_fraction,
 )
+from torchestimator._ops.nn_ops._nn_extras import (
+    approx_max_k,
+    approx_min_k,
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    batch_norm_with_global_normalization,
+    conv_transpose,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    dilation2d,
+    erosion2d,
+    fractional_avg_pool,
+    fractional_max_pool,
+    isotonic_regression,
+    max_pool_with_argmax,
+    pool,
+    safe_embedding_lookup_sparse,
+    space_to_batch,
+    with_space_to_batch,
+)
+
+# Keras 2.15's RNN cell wrappers (tf.nn.RNNCell*Wrapper), loaded on first use (they are Keras
+# layers: importing tf.nn does not import Keras).
+_RNN_CELL_WRAPPERS = {"RNNCellDeviceWrapper": "DeviceWrapper",
+                      "RNNCellDropoutWrapper": "DropoutWrapper",
+                      "RNNCellResidualWrapper": "ResidualWrapper"}
+
+
+def __getattr__(name: str):
+    if name in _RNN_CELL_WRAPPERS:
+        from torchestimator.keras.layers.rnn import _cell_wrappers
+
+        value = getattr(_cell_wrappers, _RNN_CELL_WRAPPERS[name])
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'torchestimator.nn' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(list(globals()) + list(_RNN_CELL_WRAPPERS))
+
+
+# Last: tf.nn ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "nn")
+from torchestimator.nn import experimental  # noqa: E402 (tf.nn.experimental)

@@ -34,3 +34,8 @@ from torchestimator._ops.random_ops import (
     truncated_normal,
     uniform,
 )
+from torchestimator._ops.random_ops._stateless_extras import (
+    stateless_binomial,
+    stateless_parameterized_truncated_normal,
+)
+from torchestimator.random import experimental

@@ -47,3 +47,8 @@ __all__ = [
     "mfccs_from_log_mel_spectrograms", "overlap_and_add", "rfft", "rfft2d", "rfft3d", "rfftnd",
     "stft", "vorbis_window",
 ]
+
+# Last: tf.signal ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "signal")

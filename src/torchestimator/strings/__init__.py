@@ -22,3 +22,20 @@ from torchestimator._ops.string_ops import (
     unicode_split,
     upper,
 )
+from torchestimator._ops.string_ops._unicode import (
+    bytes_split,
+    ngrams,
+    to_hash_bucket,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
+    unicode_script,
+    unicode_split_with_offsets,
+    unicode_transcode,
+    unsorted_segment_join,
+)
+
+# Last: tf.strings ops given symbolic Keras tensors record TFOpLambda layers (_ops/symbolic_dispatch.py)
+from torchestimator._ops.symbolic_dispatch import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals(), "strings")

@@ -93,14 +93,49 @@ def test_graph_machinery_is_refused_by_name(name):
 
 
 def test_the_refusals_page_lists_every_refused_name():
+    from torchestimator._refused import all_refused
     from torchestimator.compat.v1._train_refusals import REFUSED_TRAIN
 
+    others = all_refused()  # tf.lite, tf.tpu, tf.distribute.Server, ... (full names)
     text = DOCS.read_text()
-    listed = {line.split("`")[1] for line in text.splitlines() if line.startswith("| `tf.compat.v1.")}
-    assert {n for n in listed if not n.startswith("tf.compat.v1.train.")} == {
-        f"tf.compat.v1.{name}" for name in REFUSED}
-    assert {n for n in listed if n.startswith("tf.compat.v1.train.")} == {
-        f"tf.compat.v1.train.{name}" for name in REFUSED_TRAIN}
+    listed = {line.split("`")[1] for line in text.splitlines() if line.startswith("| `tf.")}
+    assert listed == ({f"tf.compat.v1.{name}" for name in REFUSED}
+                      | {f"tf.compat.v1.train.{name}" for name in REFUSED_TRAIN} | set(others))
     for name in REFUSED_TRAIN:
         with pytest.raises(GraphMachineryError, match=rf"tf\.compat\.v1\.train\.{name} is TensorFlow 1"):
             getattr(v1.train, name)()
+
+
+def _resolve(full_name):
+    obj = tf
+    for part in full_name.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+def _other_refusals():
+    from torchestimator._refused import all_refused
+
+    return sorted(all_refused())
+
+
+@pytest.mark.parametrize("full_name", _other_refusals())
+def test_other_refused_names_exist_and_raise_naming_themselves(full_name):
+    from torchestimator._refused import REFUSED_NAMES
+
+    refused = _resolve(full_name)  # the name exists (a program mentioning it imports)
+    with pytest.raises(GraphMachineryError) as info:
+        refused()
+    message = str(info.value)
+    assert message.startswith(f"{full_name} is TensorFlow machinery that torchestimator does not have")
+    assert REFUSED_NAMES[full_name] in message  # and says what to write instead
+    with pytest.raises(GraphMachineryError):
+        refused.some_attribute  # noqa: B018 - reading any attribute refuses too
+    if full_name.count(".") == 1:  # a top-level name: tf.compat.v1 has it too
+        assert hasattr(v1, full_name.split(".")[1])
+
+
+def test_refused_classes_cannot_be_subclassed():
+    with pytest.raises(GraphMachineryError, match="tf.experimental.ExtensionType"):
+        class Point(tf.experimental.ExtensionType):  # noqa: F841
+            x: float

@@ -21,8 +21,12 @@ from torchestimator.errors import InvalidArgumentError
 # --------------------------------------------------------------------------------------------
 def is_tensor(x: Any) -> builtins.bool:
     """Checks whether `x` is a tensor (TF's `tf.is_tensor`): a `torch.Tensor` (a `tf.Variable`
-    included) or a Keras symbolic tensor; numpy arrays and Python values are not."""
+    included), a `tf.RaggedTensor` or a Keras symbolic tensor; numpy arrays and Python values
+    are not."""
     if isinstance(x, Tensor):
+        return True
+    ragged = sys.modules.get("torchestimator._ragged_tensor")  # tf.RaggedTensor is a tensor
+    if ragged is not None and isinstance(x, ragged.RaggedTensor):
         return True
     keras_tensor = sys.modules.get("torchestimator.keras.engine.keras_tensor")
     return keras_tensor is not None and isinstance(x, keras_tensor.KerasTensor)

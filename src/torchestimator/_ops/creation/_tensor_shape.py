@@ -20,7 +20,7 @@ from torchestimator.errors import InvalidArgumentError
 # --------------------------------------------------------------------------------------------
 class _DTypeMeta(type):
     def __instancecheck__(cls, obj: Any) -> builtins.bool:
-        return isinstance(obj, torch.dtype) or obj is _STRING
+        return isinstance(obj, (torch.dtype, _dtypes.ExtraDType)) or obj is _STRING
 
 
 class DType(metaclass=_DTypeMeta):

@@ -11,13 +11,13 @@ The work is vectorized with PyArrow compute (C++ kernels over the whole
 array); where TF defines its own rules (number parsing, `%`-formatting) the
 per-element work runs in numpy's `frompyfunc` loop.
 
-Where TF returns a `RaggedTensor` (`split`, `unicode_split`), the result is
-plain Python: a scalar input gives a 1-D object array of tokens, a 1-D input
-a list of lists of `str` (one list per string), a higher-rank input an object
-array of the input's shape holding lists. Elementwise ops (`to_number`,
-`lower`, `strip`, `length`, `regex_replace`, ...) accept such a list of lists
-too and return one result per row, so `tf.strings.to_number(
-tf.strings.split(lines, ","))` works as it does on TF's ragged tensors.
+`split` returns a `tf.RaggedTensor` as TF 2.x does (a scalar input: a 1-D
+object array of tokens). `unicode_split` gives plain Python: a 1-D input a list
+of lists of `str`, a higher-rank input an object array of lists. Elementwise
+ops (`to_number`, `lower`, `strip`, `length`, `regex_replace`, ...) accept a
+RaggedTensor (they act on its values, TF's ragged dispatch) or a list of lists
+(one result per row), so `tf.strings.to_number(tf.strings.split(lines, ","))`
+works as in TF.
 
 Regular expressions are RE2's, as in TF (PyArrow's kernels use RE2): `\\1`
 back-references in `rewrite`, no look-around, `\\w` is ASCII. Strings are

@@ -100,6 +100,8 @@ def _ragged(fn):
     the op runs once over all values and the result is split back into rows."""
 
     def wrapper(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(input).__name__ == "RaggedTensor" and hasattr(input, "with_flat_values"):
+            return input.with_flat_values(fn(input.flat_values, *args, **kwargs))  # TF's dispatch
         if _is_ragged(input):
             rows = [_strings(r, fn.__name__) for r in input]
             if any(r.ndim != 1 for r in rows):

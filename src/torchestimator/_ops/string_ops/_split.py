@@ -142,9 +142,9 @@ def split(input: Any, sep: str | None = None, maxsplit: int = -1,
     `maxsplit` > 0 limits the number of splits.
 
     Returns:
-        TF returns a RaggedTensor; here a scalar gives a 1-D string array of tokens, a 1-D
-        input a list (one per string) of lists of str, and a higher-rank input an object array
-        of the input's shape holding lists.
+        As TF 2.x: a scalar gives a 1-D string array of tokens; an input of rank N >= 1 a
+        `tf.RaggedTensor` of rank N + 1 (row_splits int64) whose last dimension is ragged (the
+        tokens of each string); the input's other dimensions stay uniform.
     """
     array = _strings(input, "split")
     maxsplit = int(maxsplit)
@@ -159,7 +159,23 @@ def split(input: Any, sep: str | None = None, maxsplit: int = -1,
         rows = [_split_whitespace(t, maxsplit) for t in flat]
     if array.ndim == 0:
         return tokens(rows[0])
-    return _ragged_result(array, rows)
+    return _ragged_tokens(array.shape, rows)
+
+
+def _ragged_tokens(shape: tuple, rows: list) -> Any:
+    """A RaggedTensor of `rows` (token lists, one per string of an input of `shape`)."""
+    import torch
+
+    from torchestimator._ragged._tensor import RaggedTensor
+
+    flat = np.empty(sum(len(r) for r in rows), dtype=object)
+    flat[:] = [t for r in rows for t in r]
+    splits = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=splits[1:])
+    out = RaggedTensor.from_row_splits(flat, torch.from_numpy(splits), validate=False)
+    for size in reversed(shape[1:]):
+        out = RaggedTensor.from_uniform_row_length(out, size, validate=False)
+    return out
 
 
 def unicode_split(input: Any, input_encoding: str, errors: str = "replace",

@@ -37,9 +37,27 @@ _NAMES = {
     )
 }
 _NAMES["get_logger"] = "torchestimator._tf_logging"
+_NAMES["SparseFeature"] = "torchestimator.io._parse_spec"
 _NAMES.update({name: "torchestimator.version" for name in (
     "VERSION", "GIT_VERSION", "COMPILER_VERSION", "CXX_VERSION", "CXX11_ABI_FLAG", "MONOLITHIC_BUILD",
     "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER", "GRAPH_DEF_VERSION_MIN_PRODUCER")})
+_NAMES.update({name: "torchestimator.compat.v1._api_types" for name in (
+    "DeviceSpec", "QUANTIZED_DTYPES", "convert_to_tensor_or_indexed_slices")})
+_NAMES["mixed_precision"] = "torchestimator.compat.v1._train_mixed_precision"
+_NAMES.update({name: "torchestimator.quantization" for name in (
+    "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient", "fake_quant_with_min_max_vars",
+    "fake_quant_with_min_max_vars_gradient", "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient")})
+# Issue 32: TF1 top-level ops (variable scatters, setdiff1d, patches, Print, count_up_to, ...).
+_NAMES.update({name: "torchestimator.compat.v1._tf1_extras" for name in (
+    "betainc", "polygamma", "setdiff1d", "batch_to_space_nd", "extract_image_patches",
+    "extract_volume_patches", "matrix_square_root", "scatter_add", "scatter_sub", "scatter_mul",
+    "scatter_div", "scatter_min", "scatter_max", "scatter_update", "scatter_nd_add",
+    "scatter_nd_sub", "scatter_nd_update", "tensor_scatter_add", "tensor_scatter_sub",
+    "tensor_scatter_update", "batch_gather", "batch_scatter_update", "decode_csv",
+    "decode_json_example", "sparse_mask", "sparse_matmul", "verify_tensor_all_finite",
+    "count_up_to", "dimension_value", "dimension_at_index", "Dimension", "Print",
+    "no_regularizer", "uniform_unit_scaling_initializer", "string_to_hash_bucket")})
 # A placeholder describes a serving input receiver's input (there is no graph to feed).
 _NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 

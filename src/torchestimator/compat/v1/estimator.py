@@ -240,6 +240,11 @@ def __getattr__(name: str) -> Any:
     """Every other name is `tf.estimator`'s (Estimator, EstimatorSpec, ModeKeys, RunConfig, ...)."""
     import torchestimator.estimator as v2
 
+    if name == "tpu":  # TF1's TPUEstimator API: refused by name (docs/refusals.md)
+        from torchestimator.estimator._tpu_refusal import tpu
+
+        return tpu
+
     try:
         return getattr(v2, name)
     except AttributeError:

@@ -14,6 +14,39 @@ from typing import Any
 import torch
 
 import torchestimator as tf
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401 (TF1's spellings, issue 32)
+    conv2d_backprop_filter,
+    conv3d_backprop_filter,
+    conv3d_backprop_filter_v2,
+)
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    depthwise_conv2d_backprop_filter as depthwise_conv2d_native_backprop_filter,
+)
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    depthwise_conv2d_backprop_input as depthwise_conv2d_native_backprop_input,
+)
+from torchestimator._ops.nn_ops._nn_extras import dilation2d_v1 as dilation2d  # noqa: F401
+from torchestimator._ops.nn_ops._nn_extras import erosion2d_v1 as erosion2d  # noqa: F401
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    fractional_avg_pool_v1 as fractional_avg_pool,
+)
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    fractional_max_pool_v1 as fractional_max_pool,
+)
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    max_pool_with_argmax_v1 as max_pool_with_argmax,
+)
+from torchestimator._ops.nn_ops._nn_extras import pool_v1 as _pool_v1
+from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401
+    safe_embedding_lookup_sparse_v1 as safe_embedding_lookup_sparse,
+)
+from torchestimator._ops.nn_ops._nn_extras import space_to_batch_v1 as space_to_batch  # noqa: F401
+from torchestimator._ops.nn_ops._quantized import (  # noqa: F401
+    quantized_avg_pool,
+    quantized_conv2d,
+    quantized_max_pool,
+    quantized_relu_x,
+)
 from torchestimator.compat.v1 import _nn_rnn_cell as rnn_cell  # noqa: F401 (tf.compat.v1.nn.rnn_cell)
 from torchestimator.compat.v1._legacy_ops import _deprecated
 from torchestimator.compat.v1._rnn import (  # noqa: F401 (TF1's RNN drivers)
@@ -25,6 +58,7 @@ from torchestimator.compat.v1._rnn import (  # noqa: F401 (TF1's RNN drivers)
     static_state_saving_rnn,
 )
 
+pool = _pool_v1  # TF1's pool(input, window_shape, pooling_type, padding, dilation_rate, ...)
 
 def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Any = None,
             name: str | None = None, rate: Any = None) -> Any:

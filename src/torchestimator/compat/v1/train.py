@@ -113,6 +113,15 @@ def __getattr__(name: str) -> Any:
         from torchestimator.compat.v1 import _train_extras
 
         return getattr(_train_extras, name)
+    if name in ("AdagradDAOptimizer", "Optimizer", "ServerDef", "experimental", "init_from_checkpoint", "sdca_fprint",
+                "sdca_optimizer", "sdca_shrink_l1", "warm_start"):
+        from torchestimator.compat.v1 import _train_extras2
+
+        return getattr(_train_extras2, name)
+    if name == "VocabInfo":
+        from torchestimator.estimator.warm_starting import VocabInfo
+
+        return VocabInfo
     refused = refused_train_name(name)
     if refused is not None:
         return refused

@@ -125,9 +125,14 @@ class LinearEstimator(Estimator):
         feature_columns = _validation.linear_columns(feature_columns, "feature_columns", owner)
         sparse_combiner = check_sparse_combiner(sparse_combiner, "sparse_combiner", owner)
         defaults = self._optimizers
-        optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)
+        from torchestimator.estimator._linear_sdca import LinearSDCA, sdca_model_fn
+
+        if not isinstance(optimizer, LinearSDCA):
+            optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            if isinstance(optimizer, LinearSDCA):  # tf.estimator.experimental.LinearSDCA
+                return sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner)
             return linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,
                                       sparse_combiner, defaults)
 

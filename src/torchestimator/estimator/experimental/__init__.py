@@ -1,6 +1,11 @@
 """`tf.estimator.experimental`: early stopping on eval results, stopping at a checkpoint step,
 evaluation inside the training process (`InMemoryEvaluatorHook`), and the RNN estimators."""
 
+from torchestimator.estimator._estimator_extras import (
+    build_raw_supervised_input_receiver_fn,
+    call_logit_fn,
+)
+from torchestimator.estimator._linear_sdca import LinearSDCA
 from torchestimator.estimator.canned.rnn import RNNClassifier, RNNEstimator
 from torchestimator.estimator.experimental._in_memory_evaluator import InMemoryEvaluatorHook
 from torchestimator.estimator.hooks.early_stopping import (

@@ -15,7 +15,7 @@ class InputLayer(Layer):
     """The layer behind `Input()`: it has no weights and holds the graph's input tensor.
 
     Args: `input_shape` (without batch), `batch_size`, `dtype`, `name`, `sparse`
-    and `ragged` (accepted for compatibility, must be False), or
+    (the input is a `tf.SparseTensor`), `ragged` (the input is a `tf.RaggedTensor`), or
     `batch_input_shape` (with the batch dimension).
     """
 
@@ -31,11 +31,8 @@ class InputLayer(Layer):
         batch_input_shape: Any = None,
         **kwargs: Any,
     ):
-        if sparse or ragged:
-            raise ValueError(
-                f"InputLayer {name or ''}: sparse and ragged inputs are not supported; pass dense "
-                "(padded) tensors instead."
-            )
+        if sparse and ragged:
+            raise ValueError("Cannot set both sparse and ragged to True in a Keras input.")
         if batch_input_shape is not None:
             shape = tuple(batch_input_shape)
         elif input_tensor is not None:
@@ -54,6 +51,12 @@ class InputLayer(Layer):
         self._batch_input_shape = shape
         self.built = True
         tensor = input_tensor or KerasTensor(shape, self._input_dtype, name=self.name)
+        self._ragged = bool(ragged)
+        if self._ragged:  # a tf.RaggedTensor input (keras/_ragged_inputs.py)
+            tensor.ragged = True
+        self._sparse = bool(sparse)
+        if self._sparse:  # a tf.SparseTensor input (keras/_sparse_inputs.py)
+            tensor.sparse = True
         if tensor.name is None:
             tensor.name = self.name
         Node(self, (), {}, tensor)
@@ -72,8 +75,8 @@ class InputLayer(Layer):
         return {
             "batch_input_shape": list(self._batch_input_shape),
             "dtype": _dtypes.dtype_name(self._input_dtype),
-            "sparse": False,
-            "ragged": False,
+            "sparse": self._sparse,
+            "ragged": self._ragged,
             "name": self.name,
         }
 

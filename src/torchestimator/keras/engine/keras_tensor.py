@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ops import symbolic_dispatch
 
 
 class KerasHistory(NamedTuple):
@@ -140,3 +141,13 @@ def is_symbolic(value: Any) -> bool:
     if isinstance(value, dict):  # plain tensors (a feature dict's usual values) are skipped inline
         return any(type(v) is not torch.Tensor and is_symbolic(v) for v in value.values())
     return False
+
+
+def _record_tf_op(api_name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+    from torchestimator.keras.engine._tf_op_record import record_tf_op
+
+    return record_tf_op(api_name, fn, args, kwargs)
+
+
+# tf.* ops given a KerasTensor record a TFOpLambda layer (see _ops/symbolic_dispatch.py).
+symbolic_dispatch.set_dispatcher((KerasTensor,), _record_tf_op)

@@ -107,7 +107,7 @@ class TFOpLambda(Layer):
         arguments: dict | None = None,
         **kwargs: Any,
     ):
-        if op is None and function is not None:
+        if op is None and function is not None and not (arguments or {}).get("symbolic"):
             op = _OPS_BY_FUNCTION.get(function)
         # Any other TF function (`nn.relu`): called as tf.<function>(inputs, *args, **kwargs)
         # with the constant `arguments` ({"args": [...], "kwargs": {...}}) kept in the config.
@@ -115,6 +115,9 @@ class TFOpLambda(Layer):
             "args": list((arguments or {}).get("args", [])),
             "kwargs": dict((arguments or {}).get("kwargs", {})),
         }
+        if op is None and (arguments or {}).get("symbolic"):
+            # recorded by `_tf_op_record`: the inputs go where `{"__symbolic__": i}` stands
+            self.arguments["symbolic"] = int(arguments["symbolic"])
         if op is None and function is not None:
             _resolve_function(function)
         elif op not in _OPS:
@@ -133,6 +136,12 @@ class TFOpLambda(Layer):
     def call(self, inputs: Any, *others: Any) -> Any:
         if self.op is None:
             fn = _resolve_function(self.function)
+            if self.arguments.get("symbolic"):
+                from torchestimator.keras.engine._tf_op_record import decode_argument
+
+                symbols = [inputs] if self.arguments["symbolic"] == 1 else list(inputs)
+                return fn(*decode_argument(self.arguments["args"], symbols),
+                          **decode_argument(self.arguments["kwargs"], symbols))
             return fn(inputs, *others, *self.arguments["args"], **self.arguments["kwargs"])
         fn = _OPS[self.op]
         if self.op == "getitem":

@@ -27,6 +27,9 @@ _DIM_FILLS = (83, 89)
 
 def compute_output_spec(layer: Any, args: tuple, kwargs: dict) -> Any:
     """Returns the KerasTensor(s) that `layer(*args, **kwargs)` would produce."""
+    if any(getattr(t, "ragged", False) or getattr(t, "sparse", False)
+           for t in nest.flatten(args)):  # ragged / sparse: run the layer
+        return _trace_output_spec(layer, args, kwargs)
     own = getattr(type(layer), "compute_output_spec", None)
     if own is not None:
         return layer.compute_output_spec(*args, **kwargs)
@@ -92,6 +95,14 @@ def _materialize(value: Any, which: int, device: str) -> Any:
     if value.dtype is _dtypes.string:
         return np.full(shape, "", dtype=object)
     tensor = torch.zeros(shape, dtype=value.dtype, device=device)
+    if getattr(value, "ragged", False):  # Input(ragged=True): a RaggedTensor (keras/_ragged_inputs.py)
+        from torchestimator.keras._ragged_inputs import materialize
+
+        return materialize(tensor)
+    if getattr(value, "sparse", False):  # Input(sparse=True): a SparseTensor (keras/_sparse_inputs.py)
+        from torchestimator.keras._sparse_inputs import materialize as materialize_sparse
+
+        return materialize_sparse(tensor)
     if value._keras_mask is not None:
         tensor._keras_mask = _materialize(value._keras_mask, which, device)
     return tensor
@@ -142,6 +153,14 @@ def _merge(first: Any, second: Any) -> Any:
         if isinstance(a, np.ndarray):
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
             return KerasTensor(shape, _dtypes.as_dtype(a.dtype))
+        if type(a).__name__ == "RaggedTensor":
+            from torchestimator.keras._ragged_inputs import spec_of
+
+            return spec_of(a, b)
+        if type(a).__name__ == "SparseTensor":
+            from torchestimator.keras._sparse_inputs import spec_of as sparse_spec_of
+
+            return sparse_spec_of(a, b)
         return a
 
     return nest.pack_sequence_as(first, [to_spec(a, b) for a, b in zip(flat_a, flat_b)])

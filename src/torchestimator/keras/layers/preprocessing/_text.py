@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import torch
 
 from torchestimator._ops import string_ops
 
@@ -55,6 +56,11 @@ def split(values: np.ndarray, how: str | Callable) -> list[list[str]]:
 
 def as_rows(rows: Any, expected: int) -> list[list[str]]:
     """Normalizes what a splitter returned into a list (one per string) of lists of str."""
+    if type(rows).__name__ == "RaggedTensor" and rows.ragged_rank == 1:  # tf.strings.split's
+        flat = rows.flat_values
+        flat = flat.tolist() if isinstance(flat, (np.ndarray, torch.Tensor)) else list(flat)
+        bounds = rows.row_splits.tolist()
+        rows = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     if isinstance(rows, np.ndarray) and rows.dtype != object and rows.ndim == 2:
         rows = rows.astype(str).tolist()
     elif isinstance(rows, np.ndarray):

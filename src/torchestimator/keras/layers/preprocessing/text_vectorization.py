@@ -5,8 +5,9 @@ As in Keras 2.15 the layer is built on a `StringLookup` (mask token '' at index 
 optionally forms n-grams, and looks the tokens up. Strings are numpy arrays of `str`
 (the project's string tensors); the output is an int64 tensor of ids, padded with 0 to
 the longest sequence of the batch or to `output_sequence_length`, or a float vector per
-string ('multi_hot', 'count', 'tf_idf'). TF's ragged output (`ragged=True`) is refused:
-torch has no ragged tensor.
+string ('multi_hot', 'count', 'tf_idf'). With `ragged=True` ('int' mode, a `split`) the
+ids come as a `tf.RaggedTensor`, one row per string (as TF; `output_sequence_length` then
+does not apply).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class TextVectorization(Layer):
         vocabulary: a list/array of strings or a text file path (one per line).
         idf_weights: 'tf_idf' weights, the same length as `vocabulary`.
         sparse: return torch sparse COO tensors in the vector modes.
-        ragged: must be False (torch has no ragged tensor).
+        ragged: 'int' mode: return a `tf.RaggedTensor` of ids (one row per string).
         encoding: the text encoding of bytes inputs ('utf-8').
 
     Inputs are numpy arrays (or lists) of str of shape `(batch,)` or
@@ -122,12 +123,6 @@ class TextVectorization(Layer):
             raise ValueError(
                 "`ragged` must not be true if `output_mode` is `'int'`. Received: "
                 f"ragged={ragged} and output_mode={output_mode}"
-            )
-        if ragged:
-            raise NotImplementedError(
-                "TextVectorization(ragged=True) is not supported: torch has no ragged tensor. "
-                "Use ragged=False (ids are padded with 0 to the batch's longest sequence) or set "
-                "`output_sequence_length` for a fixed length."
             )
         self._has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
         vocabulary_size = kwargs.pop("vocabulary_size", None)
@@ -241,6 +236,9 @@ class TextVectorization(Layer):
             rows = [list(r) for r in values.reshape(-1, values.shape[-1] if values.ndim else 1).tolist()]
         if self._ngrams is not None:
             rows = _text.ngrams(rows, self._ngrams)
+        if self._ragged:  # the token count of each row (_to_ragged)
+            self._row_lengths = np.fromiter((len(r) for r in rows), dtype=np.int64,
+                                            count=len(rows)).reshape(tuple(lead) or (1,))
         min_width = 1 if self._output_mode not in (_encoding.INT, None) else 0
         padded = _text.pad_rows(rows, min_width)
         return padded.reshape(tuple(lead) + (padded.shape[-1],))
@@ -262,6 +260,8 @@ class TextVectorization(Layer):
                 "before calling the layer.",
             )
         out = self._lookup_layer.call(tokens)
+        if self._ragged and self._split is not None and not scalar:  # TF's ragged ids
+            return self._to_ragged(out, tokens)
         if self._output_mode == _encoding.INT and out.dim() != tokens.ndim:
             out = out.reshape(tokens.shape)  # a scalar string stays a scalar id
         if self._output_mode == _encoding.INT and self._output_sequence_length is not None:
@@ -273,6 +273,19 @@ class TextVectorization(Layer):
             out = out[0]
         device = self._device_anchor.device
         return out if out.device == device else out.to(device)
+
+    def _to_ragged(self, ids: torch.Tensor, tokens: np.ndarray) -> Any:
+        """The padded ids as a RaggedTensor: row lengths are the rows' token counts."""
+        from torchestimator._ragged_tensor import RaggedTensor
+
+        lengths = torch.from_numpy(self._row_lengths.reshape(-1))
+        width = ids.shape[-1]
+        present = torch.arange(width)[None, :] < lengths[:, None]
+        flat = ids.reshape(-1, width).cpu()[present]
+        out = RaggedTensor.from_row_lengths(flat, lengths, validate=False)
+        for size in reversed(tokens.shape[1:-1]):
+            out = RaggedTensor.from_uniform_row_length(out, size, validate=False)
+        return out
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """`(batch, output_sequence_length)` in 'int' mode, `(batch, vocabulary size)` else."""
@@ -292,6 +305,10 @@ class TextVectorization(Layer):
         if self._output_mode is None:
             return KerasTensor(tuple(inputs.shape) + (None,), _dtypes.string)
         dtype = torch.int64 if self._output_mode == _encoding.INT else self._lookup_layer._output_dtype
+        if self._ragged and self._split is not None:  # a tf.RaggedTensor of ids
+            spec = KerasTensor((inputs.shape[0] if inputs.shape else None, None), dtype)
+            spec.ragged = True
+            return spec
         return KerasTensor(self.compute_output_shape(inputs.shape), dtype)
 
     # ------------------------------------------------------------------ config

@@ -1,0 +1,1 @@
+"""Private helpers of `tf.RaggedTensor` (see `torchestimator._ragged_tensor`)."""

@@ -1,0 +1,28 @@
+"""`tf.math.special`: TensorFlow's special functions over torch (Bessel functions, Dawson's
+integral, the exponential integral, Fresnel integrals, Spence's function)."""
+
+from torchestimator._ops.math_ops._special_functions import (
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    bessel_j0,
+    bessel_j1,
+    bessel_k0,
+    bessel_k0e,
+    bessel_k1,
+    bessel_k1e,
+    bessel_y0,
+    bessel_y1,
+    dawsn,
+    expint,
+    fresnel_cos,
+    fresnel_sin,
+    spence,
+)
+
+__all__ = [
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
+    "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "dawsn", "expint",
+    "fresnel_cos", "fresnel_sin", "spence",
+]
