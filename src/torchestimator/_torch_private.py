@@ -13,6 +13,13 @@ place (the fast path turns off, results stay the same). `SUPPORTED` says which h
 - `is_tracing()`: `torch.jit.is_tracing()` without its Python wrapper.
 - `flatten_dense_tensors(tensors)`: the tensors' values one after another in a new 1-D tensor,
   in one C++ call. Fallback: `torch.cat` of `reshape(-1)` views.
+
+Users (a name without users is deleted): `version` -- `feature_column/_transform.py`,
+`keras/optimizers/ftrl.py`, `keras/engine/one_hot_labels.py`; `view_base` --
+`keras/metrics/_metric.py` (the packed feature columns ask `data.columns.packed_matrix`,
+which needs none); `disabled_torch_function_impl` -- `keras/metrics/_variable.py`;
+`is_tracing` -- `keras/engine/layer_utils.py`; `flatten_dense_tensors` --
+`keras/optimizers/_flat.py`.
 """
 
 from __future__ import annotations

@@ -27,13 +27,20 @@ trusted only while it is known to match:
   views the source or a cached block cannot be written into, so no array's codes go
   stale behind it. Fresh arrays (a gather, a concatenation, `copy()`: the shuffle
   buffer) stay writable, their codes following the writes as above.
+
+The interface consumers outside `data/` use is `dictionary_codes(value)`: it returns a
+`DictionaryCodes` (the codes and the dictionary, frozen together) for an `EncodedStrings` whose
+codes are known to match, and None for anything else (a plain array, a derived array, a list).
+Nothing outside this module reads the `codes`/`dictionary` attributes of an array: a consumer
+asks this one function, so a change here cannot silently switch a consumer's path off.
+Invariant the consumers rely on: `dictionary_codes(v).to_numpy()` equals `v` element for element.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -119,6 +126,34 @@ class EncodedStrings(StringTensor):
 
     def __reduce__(self) -> Any:
         return self.view(np.ndarray).__reduce__()  # pickles (and copies) as a plain array
+
+
+class DictionaryCodes(NamedTuple):
+    """A dictionary-encoded string column: `codes` (int32, the column's shape) index `dictionary`
+    (a 1-D object array of distinct `str`). What `dictionary_codes` returns.
+
+    The dictionary is shared by every batch of one `from_tensor_slices` column, so a consumer may
+    remember what it computed for a dictionary by the dictionary's identity.
+    """
+
+    codes: np.ndarray
+    dictionary: np.ndarray
+
+    def to_numpy(self) -> np.ndarray:
+        """Returns the column's values: a new object array of `str` of the codes' shape."""
+        return self.dictionary[self.codes]
+
+
+def dictionary_codes(value: Any) -> DictionaryCodes | None:
+    """Returns the dictionary encoding of `value` when it is an `EncodedStrings` whose codes are
+    known to match its values (see the module doc); None for anything else, which then takes the
+    general path (the strings themselves)."""
+    if type(value) is not EncodedStrings:
+        return None
+    codes = value.codes
+    if codes is None or value.dictionary is None:
+        return None
+    return DictionaryCodes(codes, value.dictionary)
 
 
 def estimated_distinct(seen: int, sample_size: int, size: int) -> float:

@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from torchestimator._torch_private import view_base
+from torchestimator.data.columns import packed_matrix
 from torchestimator.feature_column import serialization
 from torchestimator.feature_column._base import FeatureColumn
 
@@ -166,7 +166,8 @@ def stacked_numeric(features: Mapping[str, Any], keys: tuple[str, ...], cache: A
 def _stack(features: Mapping[str, Any], keys: tuple[str, ...], may_share: bool = False) -> torch.Tensor | None:
     """See `stacked_numeric`. `may_share`: when the features are the columns, in order, of one
     [batch, len(keys)] matrix (`from_tensor_slices` gathers 1-D numeric columns of one dtype
-    together, `data/columns.packed`), that matrix itself instead of a stacked copy."""
+    together, `data.columns.packed`), that matrix itself instead of a stacked copy
+    (`data.columns.packed_matrix`)."""
     values = []
     for key in keys:
         value = features.get(key)
@@ -178,10 +179,7 @@ def _stack(features: Mapping[str, Any], keys: tuple[str, ...], may_share: bool =
     if any(v.shape[0] != size for v in values):
         return None
     if may_share:
-        base = view_base(values[0])
-        width = len(values)
-        if (base is not None and base.shape == (size, width) and base.is_contiguous() and all(
-                view_base(v) is base and v.stride() == (width,) and v.storage_offset() == base.storage_offset() + j
-                for j, v in enumerate(values))):
-            return base
+        matrix = packed_matrix(values)  # `data.columns`' accessor for its packed numeric columns
+        if matrix is not None:
+            return matrix
     return torch.stack(values, dim=1)

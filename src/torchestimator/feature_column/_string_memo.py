@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from torchestimator import _hashing
-from torchestimator.data.encoded_strings import EncodedStrings
+from torchestimator.data.encoded_strings import dictionary_codes
 
 #: The id a memo gives '' (a missing value, dropped as TF drops it from dense string input).
 MISSING = int(np.iinfo(np.int64).min)
@@ -39,7 +39,7 @@ _DICTIONARIES_REMEMBERED = 64
 class DenseStrings:
     """A dense string feature, row-major: `array` (a numpy array of str) of `batch_size` x
     `width`; with `codes` (row-major int32) into `dictionary` when the input pipeline
-    dictionary-encoded the column (`data/encoded_strings.py`)."""
+    dictionary-encoded the column (`data.encoded_strings.dictionary_codes`)."""
 
     array: np.ndarray
     batch_size: int
@@ -66,9 +66,10 @@ def dense_strings(value: Any) -> DenseStrings | None:
     if value.dtype.kind == "O" and type(value.flat[0]) is not str:  # a 'U' array holds str only
         return None
     width = 1 if value.ndim == 1 else int(value.shape[1])
-    codes = value.codes if type(value) is EncodedStrings else None
-    if codes is not None:
-        return DenseStrings(value, int(value.shape[0]), width, codes.reshape(-1), value.dictionary)
+    encoding = dictionary_codes(value)  # `data/`'s one accessor for dictionary-encoded columns
+    if encoding is not None:
+        return DenseStrings(value, int(value.shape[0]), width, encoding.codes.reshape(-1),
+                            encoding.dictionary)
     return DenseStrings(value, int(value.shape[0]), width)
 
 

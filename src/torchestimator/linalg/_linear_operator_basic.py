@@ -10,9 +10,11 @@ from torchestimator.linalg._linear_operator import LinearOperator
 from torchestimator.linalg._linear_operator_util import (
     _FLOATS,
     _adj,
+    _check_min_rank,
     _combined_non_singular_hint,
     _commuting_hint,
     _invalid_argument,
+    _real_diagonal_self_adjoint_hint,
     _set_diag,
     _tensor_shape,
     _to_tensor,
@@ -110,13 +112,8 @@ class LinearOperatorDiag(LinearOperator):
             is_square=is_square,
             name=name,
         )
-        self._diag = _to_tensor(diag, name="diag")
-        if self._diag.ndim < 1:
-            raise ValueError(f"Argument diag must have at least 1 dimension.  Found: {self._diag!r}")
-        if not self._diag.is_complex():
-            if is_self_adjoint is False:
-                raise ValueError("A real diagonal operator is always self adjoint.")
-            is_self_adjoint = True
+        self._diag = _check_min_rank(_to_tensor(diag, name="diag"), 1, "diag")
+        is_self_adjoint = _real_diagonal_self_adjoint_hint(self._diag, is_self_adjoint)
         if is_square is False:
             raise ValueError("Only square diagonal operators currently supported.")
         super().__init__(
@@ -130,8 +127,7 @@ class LinearOperatorDiag(LinearOperator):
         )
 
     def _check_diag(self, diag):
-        if diag.ndim < 1:
-            raise ValueError(f"Argument diag must have at least 1 dimension.  Found: {diag!r}")
+        _check_min_rank(diag, 1, "diag")
 
     @property
     def diag(self) -> torch.Tensor:
@@ -285,9 +281,7 @@ class LinearOperatorLowerTriangular(LinearOperator):
         )
         if is_square is False:
             raise ValueError("Only square lower triangular operators supported at this time.")
-        self._tril = _to_tensor(tril, name="tril")
-        if self._tril.ndim < 2:
-            raise ValueError(f"Argument tril must have at least 2 dimensions.  Found: {self._tril!r}")
+        self._tril = _check_min_rank(_to_tensor(tril, name="tril"), 2, "tril")
         super().__init__(
             dtype=self._tril.dtype,
             is_non_singular=is_non_singular,

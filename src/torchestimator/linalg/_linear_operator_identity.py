@@ -10,9 +10,11 @@ from torchestimator.linalg._linear_operator import LinearOperator
 from torchestimator.linalg._linear_operator_basic import LinearOperatorDiag
 from torchestimator.linalg._linear_operator_util import (
     _adj,
+    _check_hints,
     _combined_non_singular_hint,
     _commuting_hint,
     _invalid_argument,
+    _real_diagonal_self_adjoint_hint,
     _set_diag,
     _static_int,
     _static_shape,
@@ -86,14 +88,12 @@ class LinearOperatorIdentity(_BaseIdentity):
         )
         dtype = dtype or torch.float32
         self._assert_proper_shapes = assert_proper_shapes
-        if not is_self_adjoint:
-            raise ValueError("An identity operator is always self adjoint.")
-        if not is_non_singular:
-            raise ValueError("An identity operator is always non-singular.")
-        if not is_positive_definite:
-            raise ValueError("An identity operator is always positive-definite.")
-        if not is_square:
-            raise ValueError("An identity operator is always square.")
+        _check_hints(
+            (not is_self_adjoint, "An identity operator is always self adjoint."),
+            (not is_non_singular, "An identity operator is always non-singular."),
+            (not is_positive_definite, "An identity operator is always positive-definite."),
+            (not is_square, "An identity operator is always square."),
+        )
         super().__init__(
             dtype=dtype,
             is_non_singular=is_non_singular,
@@ -199,12 +199,8 @@ class LinearOperatorScaledIdentity(_BaseIdentity):
         )
         self._assert_proper_shapes = assert_proper_shapes
         self._multiplier = _to_tensor(multiplier, name="multiplier")
-        if not self._multiplier.is_complex():
-            if is_self_adjoint is False:
-                raise ValueError("A real diagonal operator is always self adjoint.")
-            is_self_adjoint = True
-        if not is_square:
-            raise ValueError("A ScaledIdentity operator is always square.")
+        is_self_adjoint = _real_diagonal_self_adjoint_hint(self._multiplier, is_self_adjoint)
+        _check_hints((not is_square, "A ScaledIdentity operator is always square."))
         super().__init__(
             dtype=self._multiplier.dtype,
             is_non_singular=is_non_singular,
@@ -357,12 +353,11 @@ class LinearOperatorZeros(LinearOperator):
         )
         dtype = dtype or torch.float32
         self._assert_proper_shapes = assert_proper_shapes
-        if not is_self_adjoint and is_square:
-            raise ValueError("A zero operator is always self adjoint.")
-        if is_non_singular:
-            raise ValueError("A zero operator is always singular.")
-        if is_positive_definite:
-            raise ValueError("A zero operator is always not positive-definite.")
+        _check_hints(
+            (not is_self_adjoint and is_square, "A zero operator is always self adjoint."),
+            (bool(is_non_singular), "A zero operator is always singular."),
+            (bool(is_positive_definite), "A zero operator is always not positive-definite."),
+        )
         super().__init__(
             dtype=dtype,
             is_non_singular=is_non_singular,

@@ -9,6 +9,8 @@ import torch
 from torchestimator.linalg._linear_operator import LinearOperator
 from torchestimator.linalg._linear_operator_util import (
     _adj,
+    _check_hints,
+    _check_min_rank,
     _invalid_argument,
     _tensor_shape,
     _to_tensor,
@@ -40,15 +42,13 @@ class LinearOperatorHouseholder(LinearOperator):
             reflection_axis=reflection_axis, is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
             is_positive_definite=is_positive_definite, is_square=is_square, name=name,
         )
-        self._reflection_axis = _to_tensor(reflection_axis, name="reflection_axis")
-        if self._reflection_axis.ndim < 1:
-            raise ValueError(f"Argument reflection_axis must have at least 1 dimension.  Found: {self._reflection_axis!r}")
-        if is_self_adjoint is False:
-            raise ValueError("A Householder operator is always self adjoint.")
-        if is_positive_definite is True:
-            raise ValueError("A Householder operator is always non-positive definite.")
-        if is_square is False:
-            raise ValueError("A Householder operator is always square.")
+        self._reflection_axis = _check_min_rank(
+            _to_tensor(reflection_axis, name="reflection_axis"), 1, "reflection_axis")
+        _check_hints(
+            (is_self_adjoint is False, "A Householder operator is always self adjoint."),
+            (is_positive_definite is True, "A Householder operator is always non-positive definite."),
+            (is_square is False, "A Householder operator is always square."),
+        )
         super().__init__(
             dtype=self._reflection_axis.dtype, is_non_singular=is_non_singular, is_self_adjoint=True,
             is_positive_definite=False, is_square=True, parameters=parameters, name=name,

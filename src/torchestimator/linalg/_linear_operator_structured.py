@@ -16,6 +16,7 @@ from torchestimator.linalg._linear_operator import (
     _tensor_shape,
     _to_tensor,
 )
+from torchestimator.linalg._linear_operator_util import _check_min_rank
 
 __all__ = [
     "LinearOperatorCirculant",
@@ -339,8 +340,7 @@ class LinearOperatorToeplitz(LinearOperator):
         self._row = _to_tensor(row, name="row")
         self._col = _to_tensor(col, name="col")
         for n, t in (("row", self._row), ("col", self._col)):
-            if t.ndim < 1:
-                raise ValueError(f"Argument {n} must have at least 1 dimension.  Found: {t!r}")
+            _check_min_rank(t, 1, n)
         if self._row.shape[-1] != self._col.shape[-1]:
             raise ValueError("Expected square matrix, got row and col with mismatched dimensions.")
         if is_square is False:

@@ -42,6 +42,34 @@ def _to_tensor(x: Any, dtype: torch.dtype | None = None, name: str = "x") -> tor
     return t if dtype is None else t.to(dtype)
 
 
+def _check_min_rank(t: torch.Tensor, ndims: int, name: str) -> torch.Tensor:
+    """Returns `t` after checking that it has at least `ndims` dimensions (TF's message for an
+    operator's parameter `name`: the argument, the rank it needs and the tensor received)."""
+    if t.ndim < ndims:
+        raise ValueError(
+            f"Argument {name} must have at least {ndims} dimension{'s' if ndims > 1 else ''}.  Found: {t!r}"
+        )
+    return t
+
+
+def _real_diagonal_self_adjoint_hint(diag: torch.Tensor, is_self_adjoint: bool | None) -> bool | None:
+    """The `is_self_adjoint` hint of a diagonal operator with diagonal `diag`: True for a real
+    diagonal (a ValueError when the caller said False), the caller's hint for a complex one."""
+    if diag.is_complex():
+        return is_self_adjoint
+    if is_self_adjoint is False:
+        raise ValueError("A real diagonal operator is always self adjoint.")
+    return True
+
+
+def _check_hints(*checks: tuple[bool, str]) -> None:
+    """Raises ValueError with the message of the first `(failed, message)` check that failed
+    (an operator's hints that its kind fixes, in TF's order and words)."""
+    for failed, message in checks:
+        if failed:
+            raise ValueError(message)
+
+
 def _adj(t: torch.Tensor) -> torch.Tensor:
     """Hermitian transpose of the two innermost dimensions."""
     t = t.transpose(-1, -2)

@@ -1,7 +1,7 @@
-"""Exactly one-hot labels carry their class ids through `fit`/`evaluate` batches
-(`keras/engine/one_hot_labels.py`): the crossentropy and accuracy computed from the ids equal
-the soft-label forms, and labels that are not exactly one-hot, or were written in place, take
-the general path."""
+"""Exactly one-hot labels have their class ids recorded per `fit`/`evaluate` batch
+(`keras/engine/one_hot_labels.py`; nothing is attached to the tensor): the crossentropy and
+accuracy computed from the ids equal the soft-label forms, and labels that are not exactly
+one-hot, or were written in place, take the general path."""
 
 import numpy as np
 import pytest
@@ -37,7 +37,7 @@ def test_large_label_arrays_are_checked_in_chunks_or_not_at_all(monkeypatch):
 
 def test_a_label_batch_written_in_place_loses_its_ids():
     labels = torch.eye(3)[[1, 2]]
-    one_hot_labels.tag(labels, torch.tensor([1, 2]))
+    one_hot_labels.record(labels, torch.tensor([1, 2]))
     assert one_hot_labels.class_ids(labels).tolist() == [1, 2]
     labels.mul_(0.9).add_(0.05)  # label smoothing in place
     assert one_hot_labels.class_ids(labels) is None

@@ -202,7 +202,7 @@ class MeanMetricWrapper(Mean):
         if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
                 and y_true.shape == y_pred.shape and not self._fn_kwargs):
             # `categorical_accuracy`'s matches, counted without making them (the sum of
-            # float32 ones is the count of hits, exactly); exactly one-hot labels tagged with
+            # float32 ones is the count of hits, exactly); exactly one-hot labels recorded with
             # their class ids (`one_hot_labels`) need no argmax
             true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
             if true_ids is None:
