@@ -18,6 +18,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._engine.object_scope import ReusableMeta
+from torchestimator._ops.control_ops._context import creation_device as _creation_device
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 from torchestimator._ops.name_scopes import _SCOPE, current_name_scope  # noqa: F401 (re-exported)
 
@@ -34,13 +35,42 @@ class _VariableMeta(ReusableMeta, type(torch.nn.Parameter)):
     """Inside a `model_fn`, `tf.Variable(...)` returns the variable its first call created (matched
     by `name=` or by order, as every object model_fn constructs)."""
 
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if not VARIABLE_CREATORS or cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        return _create_through_creators(super().__call__, args, kwargs)
+
+
+#: tf.variable_creator_scope's creators, outermost first (see _tf_extras.variable_creator_scope)
+VARIABLE_CREATORS: list[Any] = []
+
+
+def _create_through_creators(make: Any, args: tuple, kwargs: dict) -> Any:
+    """Calls the innermost creator as TF's `creator(next_creator, **kwargs)`; the outermost's
+    `next_creator` makes the variable."""
+    import inspect
+
+    bound = inspect.signature(Variable.__new__).bind(None, *args, **kwargs)
+    bound.apply_defaults()
+    arguments = {k: v for k, v in bound.arguments.items() if k != "cls"}
+
+    def chain(index: int) -> Any:
+        if index < 0:
+            return lambda **kw: make(**kw)
+        return lambda **kw: VARIABLE_CREATORS[index](chain(index - 1), **kw)
+
+    return chain(len(VARIABLE_CREATORS) - 1)(**arguments)
+
 
 class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
     """A mutable tensor, as TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None,
     shape=None)`.
 
     `initial_value` may be a tensor, a numpy array, a Python value or a
-    callable returning one. The variable's `name` ends in ':0' as in TF.
+    callable returning one. The variable's `name` ends in ':0' as in TF. As TF
+    places it, the variable lives on the innermost `tf.device` block's device,
+    else on the default device (`$TORCHESTIMATOR_DEVICE`, else CUDA when
+    available, else the CPU), whatever device `initial_value` is on.
     Constructed inside an Estimator's `model_fn`, the variable is created on
     the first call and the same object is returned on later calls.
     """
@@ -91,7 +121,9 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
                     "tf.Variable: string variables are not supported (torch has no string tensor); "
                     "keep strings in numpy arrays."
                 )
-        value = value.clone()
+        # TF's placement: a variable lives on the creation device (the innermost tf.device block,
+        # else the default device) whatever device its initial value is on
+        value = value.to(_creation_device(), copy=True)
         if shape is not None and validate_shape:
             wanted = tuple(d for d in shape) if not isinstance(shape, int) else (shape,)
             if len(wanted) != value.dim() or any(
@@ -131,7 +163,10 @@ class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
         `force` is torch's keyword (`Tensor.numpy(force=True)`, which exporters such as
         `torch.onnx` pass); a variable's value is always read whatever it records, so both
         values give the same copy."""
-        return self.detach().cpu().as_subclass(torch.Tensor).numpy(force=force).copy()
+        value = self.detach().as_subclass(torch.Tensor)
+        if not value.is_cpu:  # the host copy is already a copy
+            return value.cpu().numpy()
+        return value.numpy(force=force).copy()
 
     def __float__(self) -> float:  # `float(v)` reads the value (no autograd warning)
         return float(self.detach())

@@ -97,7 +97,10 @@ def _remap(target: torch.Tensor, old: torch.Tensor, info: VocabInfo) -> torch.Te
     new_words = _read_vocab(info.new_vocab, info.new_vocab_size)
     old_words = _read_vocab(info.old_vocab, info.old_vocab_size)
     old_index = {w: i for i, w in enumerate(old_words)}
-    result = torch.zeros_like(target.detach())
+    # built on the host from the checkpoint's rows (one row copy each, no device launches);
+    # `warm_start` copies it onto the variable's device once
+    result = torch.zeros(tuple(target.shape), dtype=target.dtype)
+    old = old.cpu()
     if info.backup_initializer is not None:
         initial = info.backup_initializer(tuple(result.shape))
         if isinstance(initial, torch.Tensor):

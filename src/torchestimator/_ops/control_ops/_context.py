@@ -4,7 +4,9 @@ tf.executing_eagerly, tf.device (with the device settings of tf.config) and tf.n
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import threading
 from typing import Any
 
 import torch
@@ -118,6 +120,9 @@ def _resolve_device(spec: str) -> torch.device:
             mps = getattr(torch.backends, "mps", None)
             if mps is not None and mps.is_available() and physical == 0:
                 return torch.device("mps")
+            stand_in = _accelerator_stand_in(physical)
+            if stand_in is not None:
+                return stand_in
         if not DEVICE_SETTINGS.soft_placement:
             raise InvalidArgumentError(
                 None, None,
@@ -127,10 +132,69 @@ def _resolve_device(spec: str) -> torch.device:
     return torch.device("cpu")
 
 
+class _DeviceScopes(threading.local):
+    """The devices of this thread's open `tf.device` blocks, innermost last (thread-local as
+    TF's device scope and torch's default-device context)."""
+
+    def __init__(self) -> None:
+        self.stack: list[torch.device] = []
+
+
+_SCOPES = _DeviceScopes()
+
+
+def creation_device() -> torch.device:
+    """The device a variable, a layer's weight, a metric's state, an optimizer's slot or a
+    feature-column table is created on, as TF places them: the innermost `tf.device` block's
+    device, else the default device (`$TORCHESTIMATOR_DEVICE`, else CUDA when available, else
+    the CPU). Read once, when the object is created."""
+    stack = _SCOPES.stack
+    if stack:
+        return stack[-1]
+    from torchestimator._engine.loop import default_device
+
+    return default_device()
+
+
+def scoped_device() -> torch.device | None:
+    """The device of the innermost open `tf.device` block, or None outside any."""
+    stack = _SCOPES.stack
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def placement_scope(device: torch.device | None) -> Any:
+    """Within the block, variables, weights, metric state, slots and tables are created on
+    `device` (None: no change) -- what a front that chose where a call runs (an Estimator's
+    `RunConfig(device_fn=...)`, `fit` under `tf.device`) wraps around the code that creates
+    them. Unlike `tf.device` it leaves torch's default device alone (no per-op cost)."""
+    if device is None:
+        yield
+        return
+    stack = _SCOPES.stack
+    stack.append(torch.device(device))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def _accelerator_stand_in(physical: int) -> torch.device | None:
+    """A GPU asked for where torch sees none: the accelerator `$TORCHESTIMATOR_DEVICE` names
+    (e.g. 'xpu', 'mps'), if any and it is not the CPU."""
+    if physical != 0:
+        return None
+    name = os.environ.get("TORCHESTIMATOR_DEVICE")
+    chosen = torch.device(name) if name else None
+    return None if chosen is None or chosen.type in ("cpu", "cuda") else chosen
+
+
 class device:  # noqa: N801 - TF's name
     """`tf.device(device_name)`: tensors created inside the block are placed on that device
-    (`'/GPU:0'`, `'/device:GPU:1'`, `'/CPU:0'`, `'gpu'`, `'cpu'`; None does nothing). A GPU
-    that is not there means the CPU (TF's soft placement)."""
+    (`'/GPU:0'`, `'/device:GPU:1'`, `'/CPU:0'`, `'gpu'`, `'cpu'`; None does nothing), and so
+    are the variables, layers' weights, metrics' state, optimizer slots and feature-column
+    tables created there (`creation_device`). A GPU that is not there means the accelerator
+    `$TORCHESTIMATOR_DEVICE` names, else the CPU (TF's soft placement)."""
 
     def __init__(self, device_name: str | None):
         if device_name is not None and not isinstance(device_name, str):
@@ -150,9 +214,12 @@ class device:  # noqa: N801 - TF's name
             context = self.device  # torch.device is a context manager for the default device
         context.__enter__()
         self._contexts.append(context)
+        # variables, weights, slots and tables created in the block go there (`creation_device`)
+        _SCOPES.stack.append(self.device if self.device is not None else creation_device())
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        _SCOPES.stack.pop()
         self._contexts.pop().__exit__(*exc)
 
 

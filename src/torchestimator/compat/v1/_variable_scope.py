@@ -32,7 +32,6 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._engine.model_fn_context import current_mode
 from torchestimator._engine.object_scope import ObjectScope, current_scope
 from torchestimator.keras import initializers as _init
 
@@ -396,12 +395,12 @@ def _shape_tuple(shape: Any) -> tuple[int, ...] | None:
     return tuple(int(d) if d is not None else -1 for d in values)
 
 
-def _default_device() -> torch.device | None:
-    if current_mode() is None:
-        return None
-    from torchestimator._engine.loop import default_device
+def _default_device() -> torch.device:
+    """Where a TF1 variable (and an RNN cell's zero state) is created: the innermost
+    `tf.device` block's device, else the default device -- inside a model_fn or not, as TF."""
+    from torchestimator._ops.control_ops._context import creation_device
 
-    return default_device()
+    return creation_device()
 
 
 def _initial_value(name: str, shape: tuple[int, ...] | None, dtype: torch.dtype,

@@ -58,9 +58,11 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._engine.loop import to_device as _to_device
 from torchestimator._engine.object_scope import ReusableMeta, current_scope
 from torchestimator._gradient_tape import recording
 from torchestimator._ops import nest
+from torchestimator._ops.control_ops import _context as _placement
 from torchestimator._variable import Variable
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine.call_context import CONTEXT
@@ -341,8 +343,16 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         value = value.to(dtype=dtype)
         if tuple(value.shape) != shape:
             value = value.reshape(shape) if value.numel() == int(np.prod(shape)) else value.expand(shape).clone()
-        if self._build_device is not None and value.device != self._build_device:
-            value = value.to(self._build_device)
+        # TF's placement: a `tf.device` block wins; else an accelerator the input the layer is
+        # built on lives on (a batch put on 'cuda:1'); else the default device -- host inputs
+        # (numpy, strings, CPU tensors) and builds from shapes or symbolic inputs included
+        device = _placement.scoped_device()
+        if device is None:
+            built_on = self._build_device
+            device = built_on if built_on is not None and built_on.type != "cpu" else \
+                _placement.creation_device()
+        if value.device != device:
+            value = value.to(device)
         constraint = _resolve_constraint(constraint)
         param = Variable.create(value, bool(trainable), f"{self.name}/{name}", constraint)
         if not self._trainable and param.requires_grad:
@@ -613,7 +623,7 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
                     return False
                 has_tensor = True
             elif not isinstance(value, np.ndarray) or value.dtype.kind not in "OUS":
-                return False  # (a subclass counts: `from_tensor_slices`' encoded string columns)
+                return False  # subclasses count: `data.encoded_strings.EncodedStrings` is an ndarray by contract
         return has_tensor
 
     def _passes_fast_spec(self, inputs: torch.Tensor) -> bool:
@@ -642,6 +652,14 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
             args = self._normalize_call_args(args, kwargs)
         if (type(args[0]) is not torch.Tensor or len(args) > 1) and self._has_symbolic_args(args):
             return self._symbolic_call(args, kwargs)
+        if type(args[0]).__name__ == "RaggedTensor":  # tf.RaggedTensor inputs: keras/_ragged_inputs.py
+            from torchestimator.keras._ragged_inputs import call_on_ragged
+
+            return call_on_ragged(self, args, kwargs)
+        if type(args[0]).__name__ == "SparseTensor":  # tf.SparseTensor inputs: keras/_sparse_inputs.py
+            from torchestimator.keras._sparse_inputs import call_on_sparse
+
+            return call_on_sparse(self, args, kwargs)
         if not isinstance(args[0], torch.Tensor) and self._runs_without_grad(args[0]):
             # TF's eager semantics for a top-level call on numpy: nothing records.
             with torch.no_grad():
@@ -712,6 +730,12 @@ class Layer(torch.nn.Module, metaclass=ReusableMeta):
         inputs = args[0]
         if not isinstance(inputs, torch.Tensor):
             inputs = _to_tensor(inputs, self._compute_dtype if self._autocast else None)
+            # host data goes where the layer's weights are, as TF copies it to their device
+            weight = next(iter(self._parameters.values()), None) if self.built else None
+            if weight is None and self.built:
+                weight = next(self.parameters(), None)
+            if weight is not None and weight.device.type != "cpu":
+                inputs = _to_device(inputs, weight.device)
             args = (inputs,) + args[1:]
         if (
             isinstance(inputs, torch.Tensor)

@@ -20,6 +20,7 @@ import torch
 
 from torchestimator._dtypes import as_dtype, dtype_name
 from torchestimator._engine.object_scope import ReusableABCMeta
+from torchestimator._ops.control_ops._context import creation_device
 from torchestimator._torch_private import view_base
 from torchestimator.keras.backend import floatx, unique_object_name
 from torchestimator.keras.metrics._variable import StateVariable
@@ -44,7 +45,10 @@ def _plain_result(metric: Metric, value: Any) -> Any:
         if isinstance(value, StateVariable):
             return value.detach().clone().as_subclass(torch.Tensor)
         if view_base(value) is not None:  # a view: copy it when it views a state variable
-            ptr = value.untyped_storage().data_ptr()
+            try:
+                ptr = value.untyped_storage().data_ptr()
+            except RuntimeError:  # a backend without storages (lazy, XLA): copy it
+                return value.detach().clone()
             if any(v.untyped_storage().data_ptr() == ptr for v in metric.variables):
                 return value.detach().clone()
         return value
@@ -154,7 +158,9 @@ class Metric(metaclass=ReusableABCMeta):
         self._torch_dtype = as_dtype(dtype)
         self._dtype = dtype_name(self._torch_dtype)
         self._state_variables: list[StateVariable] = []
-        self._device = torch.device("cpu")
+        # TF's placement: state is created on the creation device (the tf.device block's, else
+        # the default device); an update with inputs elsewhere still moves it there
+        self._device = creation_device()
         self.stateful = True
         self.built = True
 

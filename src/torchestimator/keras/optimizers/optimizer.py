@@ -24,6 +24,7 @@ from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator._engine.model_fn_context import current_mode, in_model_fn
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
+from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.keras.optimizers import _clipping, _sparse
 from torchestimator.keras.optimizers._args import _non_negative, _number, _var_name
 from torchestimator.keras.optimizers._checkpoint import CheckpointMixin
@@ -264,14 +265,15 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
         """Creates an optimizer variable of `shape` ('zeros', 'ones' or a number as initializer); returns it."""
         dtype = torch.get_default_dtype() if dtype is None else dtype
         shape = () if shape is None else tuple(shape)
+        device = creation_device()  # TF's placement: the tf.device block's, else the default
         if initializer == "zeros":
-            value = torch.zeros(shape, dtype=dtype)
+            value = torch.zeros(shape, dtype=dtype, device=device)
         elif initializer == "ones":
-            value = torch.ones(shape, dtype=dtype)
+            value = torch.ones(shape, dtype=dtype, device=device)
         elif isinstance(initializer, (int, float)):
-            value = torch.full(shape, float(initializer), dtype=dtype)
+            value = torch.full(shape, float(initializer), dtype=dtype, device=device)
         elif callable(initializer):
-            value = torch.as_tensor(initializer(shape, dtype=dtype))
+            value = torch.as_tensor(initializer(shape, dtype=dtype), device=device)
         else:
             raise ValueError(
                 f"add_variable: `initializer` must be 'zeros', 'ones', a number or a callable "
