@@ -5,13 +5,15 @@
     torchestimator convert-checkpoint TF_MODEL_DIR_OR_PREFIX OUT_DIR
     torchestimator serve --rest_api_port=8501 --model_name=NAME --model_base_path=DIR
     torchestimator launch [--tf_config JSON] [torchrun options] train.py [ARGS]
+    torchestimator demo [--steps 2000] [--model_dir DIR]
 
 `inspect-checkpoint` lists a checkpoint's variables with their shapes and dtypes (as
 TensorFlow's `inspect_checkpoint` tool), or prints one tensor. `serve` serves
 exports with TensorFlow Serving's REST API (see `torchestimator.serving`).
 `convert-checkpoint` writes a TensorFlow model_dir's checkpoints in our format
 (`torchestimator.migration.convert_checkpoint`). Both read TensorFlow's
-checkpoints as well as ours.
+checkpoints as well as ours. `demo` runs the Iris demo (TensorFlow's premade-estimator
+tutorial: train, evaluate, export, predict from the export; then the same with Keras).
 """
 
 from __future__ import annotations
@@ -62,6 +64,29 @@ def _convert_checkpoint(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    import logging
+
+    from torchestimator import _demo as demo
+
+    if args.steps < 1:
+        print(f"torchestimator demo: --steps must be a positive number of training steps, "
+              f"got {args.steps}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    logging.getLogger("torchestimator").setLevel(logging.INFO)  # TF's progress lines
+    try:
+        result = demo.run(model_dir=args.model_dir, steps=args.steps)
+    except OSError as error:
+        print(f"torchestimator demo: {error}", file=sys.stderr)
+        return 1
+    if not result.export_matches_estimator:
+        print("torchestimator demo: the export predicts other classes than the Estimator "
+              f"that wrote it ({result.export_path}); please report this", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="torchestimator",
@@ -97,6 +122,19 @@ def _parser() -> argparse.ArgumentParser:
         description=serving_cli.DESCRIPTION)
     serving_cli.add_arguments(serve)
     serve.set_defaults(run=serving_cli.run)
+    demo = commands.add_parser(
+        "demo", help="run the Iris demo: train, evaluate, export, predict from the export",
+        description="Run the Iris demo, TensorFlow's premade-estimator tutorial: train a "
+        "DNNClassifier on the bundled Iris data, evaluate it, export it for serving and predict "
+        "from the export; then the same with a Keras model. Exits 1 if the export does not "
+        "predict what the Estimator predicts.")
+    demo.add_argument("--model_dir", metavar="DIR", default=None,
+                      help="where the data, checkpoints, export and Keras model are written "
+                      "(default: a new temporary folder, printed at the end)")
+    demo.add_argument("--steps", type=int, default=2000,
+                      help="the Estimator's training steps (default 2000, as TF's tutorial); "
+                      "the Keras model trains for steps/20 epochs")
+    demo.set_defaults(run=_demo)
     commands.add_parser(  # parsed by torchestimator.distribute._launch (torchrun's options pass through)
         "launch", add_help=False, help="start a training script on several processes (torchrun; TF_CONFIG "
         "clusters too)", description="See `torchestimator launch --help`.")

@@ -80,9 +80,9 @@ class _Legacy:
 
 
 class SGD(_Legacy, sgd.SGD):
+    """Legacy gradient descent (with momentum) optimizer; learning_rate defaults to 0.01."""
     _checkpoint_slot_names = {"m": "momentum"}
     _sparse_rule = "lazy"  # ResourceSparseApplyKerasMomentum
-    """Legacy gradient descent (with momentum) optimizer; learning_rate defaults to 0.01."""
 
     def __init__(
         self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False, name: str = "SGD", **kwargs: Any
@@ -196,9 +196,9 @@ class RMSprop(_Legacy, rmsprop.RMSprop):
 
 
 class Adadelta(_Legacy, adadelta.Adadelta):
+    """Legacy Adadelta optimizer (same update rule as `tf.keras.optimizers.Adadelta`)."""
     _checkpoint_slot_names = {"accumulated_grad": "accum_grad", "accumulated_delta_var": "accum_var"}
     _sparse_rule = "lazy"  # ResourceSparseApplyAdadelta
-    """Legacy Adadelta optimizer (same update rule as `tf.keras.optimizers.Adadelta`)."""
 
     def __init__(
         self,
@@ -220,9 +220,9 @@ class Adadelta(_Legacy, adadelta.Adadelta):
 
 
 class Adamax(_Legacy, adamax.Adamax):
+    """Legacy Adamax optimizer (same update rule as `tf.keras.optimizers.Adamax`)."""
     _checkpoint_slot_names = {"u": "v"}
     _sparse_rule = "lazy"  # gathers and scatters the rows of m, v and the variable
-    """Legacy Adamax optimizer (same update rule as `tf.keras.optimizers.Adamax`)."""
 
     def __init__(
         self,
