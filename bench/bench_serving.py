@@ -1,4 +1,4 @@
-"""Serving benchmark: the Iris DNNClassifier export, in process and over REST.
+"""Serving benchmark: the Iris DNNClassifier export, in process, over REST and gRPC.
 
     python bench/bench_serving.py [--duration 10] [--clients 64] [--threads 0,8]
 
@@ -19,19 +19,21 @@
    (`_json_out`, now) and as before (nested lists + `json.dumps`), each in a
    fresh process (`--rows`, 0 to skip).
 
-4. `--batching`: instead of the table of 2., the feature-dict `:predict` with
-   `--clients` clients against the server without and with `--enable_batching`
-   (max_batch_size 32, batch_timeout_micros 1000, one batch thread per core,
-   both with --rest_api_num_threads 64 so that requests can wait together):
-   requests/s and p99 latency.
-
-5. `--grpc`: instead of the table of 2., `:predict` of one serialized Example
-   over REST (a b64 Example) and over gRPC (PredictionService/Predict, a
-   DT_STRING TensorProto) against one server, at 1, 16 and 64 concurrent
-   clients (`--grpc_clients`): requests/s, p50, p99 and p99.9 latency, and
-   the server's CPU time per request (user + system, all its threads: the
-   cost of a request apart from the client's). The gRPC load generator is
-   grpc.aio on one channel per client.
+4. `--grpc` (or `--batching`): instead of the table of 2., the issue-33 table:
+   `:predict` of one serialized Example (REST: a b64 Example; gRPC:
+   PredictionService/Predict with a DT_STRING TensorProto) at 1, 16 and 64
+   concurrent keep-alive clients (`--grpc_clients`), against, in one run:
+   a bare ASGI app on the server's own HTTP stack answering a constant JSON
+   (the HTTP stack's ceiling), `serve` (REST and gRPC), `serve
+   --enable_batching` (max_batch_size `--max_batch_size`, batch_timeout_micros
+   `--batch_timeout_micros`, one batch thread; REST and gRPC), and with
+   `--noop` `serve` with every signature call replaced by a constant answer
+   (the protocols' ceiling without the model). Each row: requests/s, p50,
+   p99, p99.9 latency, errors, the server's peak RSS, and the server's and
+   the load generator's CPU ms per request; then the goals. The load
+   generator runs in a separate process with one event loop (raw HTTP/1.1
+   on uvloop; grpc.aio, one channel per client), so that it never shares
+   the server's interpreter lock.
 
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
@@ -51,14 +53,16 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 import numpy as np
 
-import torchestimator as tf
+if "--_load" not in sys.argv:  # (the load generator process stays light: no torch)
+    import torchestimator as tf
 
-IRIS = tf.datasets.iris.FEATURE_NAMES
 ROW = {"SepalLength": 5.1, "SepalWidth": 3.3, "PetalLength": 1.7, "PetalWidth": 0.5}
+IRIS = list(ROW)  # tf.datasets.iris.FEATURE_NAMES
 
 
 def make_export(base: str) -> str:
@@ -257,34 +261,6 @@ def big_answers(export_dir: str, rows: int) -> None:
               f"{figures['peak RSS MiB']:>14.0f}")
 
 
-def batching_rows(base: str, clients: int, seconds: float, extra: list[str]) -> None:
-    """`clients` clients POSTing one feature dict each, without and with --enable_batching."""
-    params = os.path.join(tempfile.mkdtemp(prefix="bench-batching-"), "batching.config")
-    with open(params, "w") as f:
-        f.write("max_batch_size { value: 32 }\nbatch_timeout_micros { value: 1000 }\n"
-                f"num_batch_threads {{ value: {os.cpu_count() or 1} }}\n"
-                "max_enqueued_batches { value: 100 }\n")
-    body = {"signature_name": "predict", "instances": [ROW]}
-    print(f"\nREST :predict, batch 1, {clients} keep-alive clients, {seconds:.0f} s each, "
-          "--rest_api_num_threads 64")
-    print(f"{'batching':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}")
-    for label, flags in (("off", []), ("on (32 rows, 1000 us, 1 thread per core)",
-                                       ["--enable_batching", "--batching_parameters_file",
-                                        params])):
-        port = free_port()
-        server = start_server(base, port, 64, flags + extra)
-        try:
-            load_test(port, body, clients, 1.0)  # warm-up
-            figures = load_test(port, body, clients, seconds)
-            print(f"{label:<44}{figures['requests/s']:>10,.0f}{figures['p50 ms']:>9.2f}"
-                  f"{figures['p99 ms']:>9.2f}{figures['errors']:>8}")
-            if figures["errors"]:
-                print(f"         first error: {figures['first error']}")
-        finally:
-            server.terminate()
-            server.wait(30)
-
-
 def grpc_load_test(port: int, request: bytes, clients: int, seconds: float) -> dict:
     """Like `load_test`, over gRPC: `clients` grpc.aio channels each calling
     PredictionService/Predict with the serialized PredictRequest `request`."""
@@ -325,13 +301,157 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[str]) -> None:
-    """REST and gRPC :predict of one serialized Example at each number of clients (see 5.)."""
+# ------------------------------------------------------------------ the protocol table (6.)
+def _percentiles(latencies: list[float], elapsed: float, errors: list) -> dict:
+    latencies.sort()
+    at = (lambda q: 1000 * latencies[int(q * (len(latencies) - 1))]) if latencies else (
+        lambda q: float("nan"))
+    return {"requests/s": len(latencies) / elapsed, "p50 ms": at(0.5), "p99 ms": at(0.99),
+            "p99.9 ms": at(0.999), "errors": len(errors),
+            "first error": str(errors[0])[:200] if errors else ""}
+
+
+def _http_load(port: int, request: bytes, clients: int, seconds: float) -> dict:
+    """`clients` keep-alive HTTP/1.1 connections sending `request` (raw bytes) back to back."""
+    latencies: list[float] = []
+    errors: list = []
+
+    async def run() -> float:
+        started = time.perf_counter()
+        stop_at = started + seconds
+        await asyncio.gather(*(_client(port, request, stop_at, latencies, errors)
+                               for _ in range(clients)))
+        return time.perf_counter() - started
+
+    try:
+        import uvloop
+
+        elapsed = uvloop.run(run())
+    except ImportError:
+        elapsed = asyncio.run(run())
+    return _percentiles(latencies, elapsed, errors)
+
+
+def load_process(protocol: str, port: int, request_file: str, clients: int, seconds: float,
+                 server_pid: int) -> dict:
+    """The load generator's side of `run_load` (in its own process): a warm-up second, then
+    `seconds` of load; the figures, with the server's CPU ms per request."""
+    with open(request_file, "rb") as f:
+        request = f.read()
+    if protocol == "grpc":
+        test = lambda c, s: grpc_load_test(port, request, c, s)  # noqa: E731
+    else:
+        test = lambda c, s: _http_load(port, request, c, s)  # noqa: E731
+    test(clients, 1.0)
+    cpu = _cpu_seconds(server_pid)
+    figures = test(clients, seconds)
+    done = max(figures["requests/s"] * seconds, 1)
+    figures["server CPU ms/req"] = 1000 * (_cpu_seconds(server_pid) - cpu) / done
+    own = os.times()
+    figures["client CPU ms/req"] = 1000 * (own.user + own.system) / (done * (1 + 1 / seconds))
+    return figures
+
+
+def run_load(protocol: str, port: int, request: bytes, clients: int, seconds: float,
+             server_pid: int) -> dict:
+    """`load_process` in a separate process (one Python process, one event loop: the load
+    generator never shares this process's interpreter lock with anything)."""
+    with tempfile.NamedTemporaryFile(delete=False, suffix=".bin") as f:
+        f.write(request)
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--_load", protocol, "--_port", str(port),
+             "--_request", f.name, "--clients", str(clients), "--duration", str(seconds),
+             "--_server_pid", str(server_pid)],
+            capture_output=True, text=True, timeout=seconds + 120)
+    finally:
+        os.unlink(f.name)
+    if out.returncode:
+        raise RuntimeError(f"the load generator failed: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bare_asgi_server(port: int) -> None:
+    """`torchestimator serve`'s HTTP stack (uvicorn with the server's protocol, limits and
+    options) with the app replaced by a bare ASGI app answering a constant JSON (a :predict
+    answer of the Iris classifier's size): the HTTP stack's ceiling."""
+    from torchestimator.serving import _server
+
+    answer = json.dumps({"predictions": [{
+        "logits": [0.1, -0.2, 0.3], "probabilities": [0.3, 0.3, 0.4], "class_ids": [2],
+        "classes": ["2"], "all_class_ids": [0, 1, 2], "all_classes": ["0", "1", "2"]}]}).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(answer)).encode())]
+
+    async def app(scope: dict, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        more = True
+        while more:  # read the body, as the real app does
+            message = await receive()
+            more = message.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    _server._app_from_settings = lambda settings: app
+    _server.serve("iris", None, rest_api_port=port, host="127.0.0.1", log_level="warning")
+
+
+def noop_model_server(argv: list[str]) -> None:
+    """`torchestimator serve` (argv: its flags) with every signature call replaced by a
+    constant answer (the outputs of one real call at batch 1): the cost of the protocol and
+    the server's own work, without the model."""
+    from torchestimator.serving import _batching, _cli, _grpc, _rest
+
+    cached: dict = {}
+
+    def constant(signature, inputs, deadline=None):
+        key = id(signature)
+        if key not in cached:
+            cached[key] = real(signature, inputs, deadline)
+        return cached[key]
+
+    real = _rest._call
+    _rest._call = _grpc._call = constant
+    _batching._run = lambda signature, inputs, features: constant(signature, inputs)
+    parser = argparse.ArgumentParser()
+    _cli.add_arguments(parser)
+    sys.exit(_cli.run(parser.parse_args(argv)))
+
+
+def start_process(command: list[str], port: int) -> subprocess.Popen:
+    """The process `command`, once `port` accepts HTTP requests."""
+    process = subprocess.Popen(command)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models/iris", timeout=5):
+                return process
+        except urllib.error.HTTPError:
+            return process
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(f"{command} exited with {process.returncode}") from None
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"{command} did not start")
+
+
+def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: list[str],
+                  noop: bool, batch_timeout_micros: int, max_batch_size: int) -> None:
+    """The table of 6.: bare ASGI, REST, gRPC, batched REST and gRPC (and, with `noop`, both
+    protocols with the model call replaced by a constant answer) at each number of clients."""
+    example = serialized([ROW])[0]
+    body = json.dumps({"signature_name": "predict",
+                       "instances": [{"b64": base64.b64encode(example).decode()}]}).encode()
+    rest_request = (b"POST /v1/models/iris:predict HTTP/1.1\r\nHost: localhost\r\n"
+                    b"Content-Type: application/json\r\n"
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
     from torchestimator.serving import _serving_protos as pb
 
-    example = serialized([ROW])[0]
-    rest_body = {"signature_name": "predict",
-                 "instances": [{"b64": base64.b64encode(example).decode()}]}
     request = pb.PredictRequest()
     request.model_spec.name = "iris"
     request.model_spec.signature_name = "predict"
@@ -340,34 +460,80 @@ def grpc_rows(base: str, client_counts: list[int], seconds: float, extra: list[s
     tensor.tensor_shape.dim.add(size=1)
     tensor.string_val.append(example)
     grpc_request = request.SerializeToString()
-    port, grpc_port = free_port(), free_port()
-    server = start_server(base, port, 0, ["--port", str(grpc_port)] + extra)
-    print(f"\n:predict of one serialized Example, {seconds:.0f} s each (client and server share "
-          f"the {os.cpu_count()} cores)" + (f", server flags: {' '.join(extra)}" if extra else ""))
-    print(f"{'protocol':<10}{'clients':>8}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-          f"{'p99.9 ms':>10}{'errors':>8}{'server CPU ms/req':>19}")
-    try:
-        for clients in client_counts:
-            for protocol in ("REST", "gRPC"):
-                if protocol == "REST":
-                    test = lambda c, s: load_test(port, rest_body, c, s)  # noqa: E731
-                else:
-                    test = lambda c, s: grpc_load_test(grpc_port, grpc_request, c, s)  # noqa: E731
-                test(clients, 1.0)  # warm-up
-                cpu = _cpu_seconds(server.pid)
-                figures = test(clients, seconds)
-                cpu = (_cpu_seconds(server.pid) - cpu) / max(figures["requests/s"] * seconds, 1)
-                print(f"{protocol:<10}{clients:>8}{figures['requests/s']:>10,.0f}"
-                      f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}"
-                      f"{figures['p99.9 ms']:>10.2f}{figures['errors']:>8}{1000 * cpu:>19.3f}")
-                if figures["errors"]:
-                    print(f"         first error: {figures['first error']}")
-    finally:
-        server.terminate()
-        server.wait(30)
+    params = os.path.join(tempfile.mkdtemp(prefix="bench-batching-"), "batching.config")
+    with open(params, "w") as f:
+        f.write(f"max_batch_size {{ value: {max_batch_size} }}\n"
+                f"batch_timeout_micros {{ value: {batch_timeout_micros} }}\n"
+                "num_batch_threads { value: 1 }\nmax_enqueued_batches { value: 1000 }\n")
+    serve = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
+             "--model_name", "iris", "--model_base_path", base, "--log_level", "warning"]
+    batching = ["--enable_batching", "--batching_parameters_file", params]
+    servers = [("bare ASGI", "bare", [sys.executable, __file__, "--_bare_asgi"], ["rest"])]
+    servers.append(("", "serve", serve + extra, ["rest", "grpc"]))
+    servers.append(("batched ", "serve", serve + batching + extra, ["rest", "grpc"]))
+    if noop:
+        servers.append(("no-op model ", "noop", [sys.executable, __file__, "--_noop_serve"]
+                        + serve[4:] + extra, ["rest", "grpc"]))
+    print(f"\n:predict of one serialized Example (Iris DNNClassifier, parsing receiver), "
+          f"{seconds:g} s per row after a 1 s warm-up; the load generator is one separate "
+          f"process (one event loop: raw HTTP/1.1 on uvloop, grpc.aio), client and server "
+          f"share the {os.cpu_count()} cores; batching: max_batch_size {max_batch_size}, "
+          f"batch_timeout_micros {batch_timeout_micros}, 1 batch thread"
+          + (f"; server flags: {' '.join(extra)}" if extra else ""))
+    header = (f"{'server':<20}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+              f"{'p99.9 ms':>10}{'errors':>7}{'RSS MiB':>9}{'srv ms/req':>11}{'cli ms/req':>11}")
+    print(header)
+    results: dict = {}
+    for label, kind, command, protocols in servers:
+        port, grpc_port = free_port(), free_port()
+        if kind == "bare":
+            command = command + [str(port)]
+        else:
+            command = command + ["--rest_api_port", str(port), "--port", str(grpc_port)]
+        server = start_process(command, port)
+        try:
+            for clients in client_counts:
+                for protocol in protocols:
+                    name = label + ("REST" if protocol == "rest" else "gRPC")
+                    if kind == "bare":
+                        name = label
+                    figures = run_load(protocol, grpc_port if protocol == "grpc" else port,
+                                       grpc_request if protocol == "grpc" else rest_request,
+                                       clients, seconds, server.pid)
+                    figures["RSS MiB"] = peak_rss_mib(server.pid)
+                    results[(name, clients)] = figures
+                    print(f"{name:<20}{clients:>8}{figures['requests/s']:>9,.0f}"
+                          f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}"
+                          f"{figures['p99.9 ms']:>10.2f}{figures['errors']:>7}"
+                          f"{figures['RSS MiB']:>9.0f}{figures['server CPU ms/req']:>11.3f}"
+                          f"{figures['client CPU ms/req']:>11.3f}", flush=True)
+                    if figures["errors"]:
+                        print(f"{'':<20}first error: {figures['first error']}")
+        finally:
+            server.terminate()
+            server.wait(30)
+    print("\nGoals (issue 33):")
+    for clients in client_counts:
+        rps = {name: results[(name, c)]["requests/s"] for (name, c) in results if c == clients}
+        rest, grpc_, bare = rps["REST"], rps["gRPC"], rps["bare ASGI"]
+        print(f"  {clients:>3} clients: REST/bare ASGI = {rest / bare:.2f} (goal >= 0.5); "
+              f"gRPC/REST = {grpc_ / rest:.2f} (goal >= 1.5)")
+    top = max(client_counts)
+    for protocol in ("REST", "gRPC"):
+        off, on = results[(protocol, top)], results[("batched " + protocol, top)]
+        bound = batch_timeout_micros / 1000 + 2 * off["p50 ms"]
+        print(f"  batching, {top} clients, {protocol}: {on['requests/s'] / off['requests/s']:.2f}x "
+              f"unbatched (goal >= 2); p99 {on['p99 ms']:.1f} ms vs batch_timeout + 2x unbatched "
+              f"p50 = {bound:.1f} ms ({'met' if on['p99 ms'] <= bound else 'not met'})")
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--_noop_serve"]:
+        noop_model_server(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["--_bare_asgi"]:
+        bare_asgi_server(int(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=64)
@@ -382,13 +548,28 @@ def main() -> None:
                         help="rows of the big :predict answer (0: skip it)")
     parser.add_argument("--skip_rest", action="store_true")
     parser.add_argument("--batching", action="store_true",
-                        help="REST rows without and with --enable_batching (see 4.)")
+                        help="the protocol table, batching included (see 4.)")
     parser.add_argument("--grpc", action="store_true",
-                        help="REST and gRPC rows at --grpc_clients clients (see 5.)")
+                        help="the protocol table: bare ASGI, REST, gRPC, batched (see 4.)")
     parser.add_argument("--grpc_clients", default="1,16,64",
                         help="comma-separated client counts of --grpc (default 1,16,64)")
+    parser.add_argument("--noop", action="store_true",
+                        help="with --grpc/--batching: also both protocols with the model call "
+                        "replaced by a constant answer (the protocols' ceiling)")
+    parser.add_argument("--batch_timeout_micros", type=int, default=1000,
+                        help="batch_timeout_micros of the batched rows (default 1000)")
+    parser.add_argument("--max_batch_size", type=int, default=64,
+                        help="max_batch_size of the batched rows (default 64)")
     parser.add_argument("--_big_answer", help=argparse.SUPPRESS)
+    parser.add_argument("--_load", help=argparse.SUPPRESS)
+    parser.add_argument("--_port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--_request", help=argparse.SUPPRESS)
+    parser.add_argument("--_server_pid", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args._load:
+        print(json.dumps(load_process(args._load, args._port, args._request, args.clients,
+                                      args.duration, args._server_pid)))
+        return
     if args._big_answer:
         version = os.path.join(args.export_base, max(os.listdir(args.export_base), key=int))
         print(json.dumps(big_answer(version, args.rows, args._big_answer)))
@@ -410,12 +591,10 @@ def main() -> None:
         big_answers(version_dir, args.rows)
     if args.skip_rest:
         return
-    if args.batching:
-        batching_rows(base, args.clients, args.duration, args.server_args.split())
-        return
-    if args.grpc:
-        grpc_rows(base, [int(c) for c in args.grpc_clients.split(",")], args.duration,
-                  args.server_args.split())
+    if args.batching or args.grpc:
+        protocol_rows(base, [int(c) for c in args.grpc_clients.split(",")], args.duration,
+                      args.server_args.split(), args.noop, args.batch_timeout_micros,
+                      args.max_batch_size)
         return
     example = base64.b64encode(serialized([ROW])[0]).decode()
     bodies = {

@@ -525,3 +525,81 @@ def test_grpc_max_threads_must_not_be_negative(tmp_path, capsys):
 
     assert main(["serve", "--model_base_path", str(tmp_path), "--grpc_max_threads", "-1"]) == 2
     assert "--grpc_max_threads" in capsys.readouterr().err
+
+
+def test_wire_format_answers_parse_as_the_message_classes_write_them():
+    """Predict answers are written in protobuf's wire format from whole arrays: they parse to
+    the same TensorProto / PredictResponse the message classes build (typed value fields)."""
+    import torch
+
+    from torchestimator.serving._grpc import (
+        _model_spec,
+        array_to_tensor,
+        predict_response_bytes,
+        tensor_bytes,
+    )
+
+    arrays = [np.array([[1.5, -2.0, 3.25]], np.float32), np.array([1e300, -0.0], np.float64),
+              np.array([[0, -1, 2**31 - 1]], np.int32), np.array([-1, 2**40, 127, 128, -2**63]),
+              np.array([2**32 - 1, 0, 300], np.uint32), np.array([2**64 - 1, 5], np.uint64),
+              np.array([True, False]), np.array([[b"a", b""]], dtype=object),
+              np.array(["x\u00e9", "y"]), np.array(3.0, np.float32), np.zeros((0, 3), np.float32),
+              np.zeros((2, 0), np.int64), np.array([1 + 2j], np.complex64),
+              np.array([-5, 3], np.int8), np.array([60000], np.uint16), np.array([-7], np.int16),
+              torch.tensor([[0.25, 0.5]]), torch.tensor([1.0], dtype=torch.float16),
+              np.arange(20000, dtype=np.int64) * 1000]
+    for array in arrays:
+        expected = pb.TensorProto()
+        array_to_tensor(array, expected)
+        assert pb.TensorProto.FromString(tensor_bytes(array)) == expected, array
+    outputs = {"a": arrays[0], "\u00e9": arrays[7], "big": arrays[-1]}
+    for version, signature in ((0, "predict"), (2**40, "")):
+        expected = pb.PredictResponse()
+        _model_spec(expected.model_spec, "iris", version, signature)
+        for key, value in outputs.items():
+            array_to_tensor(value, expected.outputs[key])
+        got = pb.PredictResponse.FromString(predict_response_bytes(
+            [(k, tensor_bytes(v)) for k, v in outputs.items()], "iris", version, signature))
+        assert got == expected
+        assert got.model_spec.HasField("version")
+
+
+def test_predict_answers_every_output_dtype_over_grpc(iris, iris_v2):
+    client, _ = iris
+    expected = iris_v2.signatures["predict"](examples=serialized_examples(IRIS_ROWS))
+    response = client.call("Predict", _predict_request(IRIS_ROWS))
+    for key, value in expected.items():
+        value = np.asarray(value)
+        tensor = response.outputs[key]
+        assert [d.size for d in tensor.tensor_shape.dim] == list(value.shape), key
+        if value.dtype.kind in "OSU":
+            assert tensor.dtype == 7 and _array(tensor).tolist() == value.tolist(), key
+        else:
+            numbers = {"float32": 1, "float64": 2, "int32": 3, "int64": 9, "bool": 10}
+            assert tensor.dtype == numbers[value.dtype.name], key
+            np.testing.assert_allclose(_array(tensor), value, atol=1e-6)
+
+
+def test_batching_gives_the_grpc_server_threads_to_fill_a_batch(exports, tmp_path):
+    """With --enable_batching and no thread flags, the gRPC (and REST) thread pools hold a
+    whole batch (max_batch_size x num_batch_threads): eight concurrent calls wait together."""
+    batching = tmp_path / "batching.config"
+    batching.write_text("max_batch_size { value: 8 } batch_timeout_micros { value: 500000 } "
+                        "num_batch_threads { value: 1 }")
+    grpc_port = free_port()
+    server = Server("iris", exports["iris_base"], "--port", str(grpc_port), "--enable_batching",
+                    "--batching_parameters_file", str(batching), "--log_level", "debug")
+    try:
+        client = Client(grpc_port)
+        assert "(8 threads)" in server.log(), server.log()[-3000:]
+        stub = client.channel.unary_unary(
+            PREDICTION + "Predict", request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=pb.PredictResponse.FromString)
+        futures = [stub.future(_predict_request(IRIS_ROWS[:1]), timeout=60) for _ in range(8)]
+        assert all("logits" in f.result().outputs for f in futures)
+        # more than the 2 default threads' worth in one batch (all 8 unless the machine is too
+        # loaded to send them within 500 ms)
+        assert re.search(r"Ran a batch of [3-8] request\(s\)", server.log()), \
+            server.log()[-3000:]
+    finally:
+        server.stop()
