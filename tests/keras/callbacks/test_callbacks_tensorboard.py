@@ -205,3 +205,30 @@ def test_standalone_evaluate_writes_and_closes(tmp_path, model, data, loop):
     assert cb._writers == {}
     validation, _ = read(tmp_path / "validation")
     assert [s for s, _ in validation["evaluation_accuracy_vs_iterations"]] == [17]
+
+
+def test_the_graphs_tab_draws_a_functional_models_edges(tmp_path, loop):
+    """TensorBoard's Graphs plugin reads edges in Keras 3's layout (`keras_history`): the config
+    written for it has them, and a GraphDef of the same conceptual graph is written for the
+    tab's default "op graph" view (it answered 404 without one)."""
+    import numpy as np
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    import torchestimator as tf
+
+    inputs = tf.keras.Input((3,), name="x")
+    a = tf.keras.layers.Dense(2, name="left")(inputs)
+    b = tf.keras.layers.Dense(2, name="right")(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Add(name="sum")([a, b]), name="fork")
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0,
+              callbacks=[TensorBoard(log_dir=str(tmp_path))])
+    train, _ = read(tmp_path / "train")
+    ((_, config),) = train["keras"]
+    graph = keras_util.keras_model_to_graph_def(json.loads(config.item()))
+    edges = {node.name: sorted(node.input) for node in graph.node}
+    assert edges["fork/left"] == ["fork/x"] and edges["fork/right"] == ["fork/x"]
+    assert edges["fork/sum"] == ["fork/left", "fork/right"]
+    events = EventAccumulator(str(tmp_path / "train"))
+    events.Reload()
+    assert {n.name for n in events.Graph().node} == set(edges)

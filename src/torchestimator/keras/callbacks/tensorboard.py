@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -334,7 +335,14 @@ class TensorBoard(Callback):
         except Exception as error:  # a model that cannot serialize must not stop training
             _log.warning("Model failed to serialize as JSON. Ignoring... %s", error)
             return
+        config = _graph_plugin_layout(config)
         self._train_writer.keras_model("keras", config, step=0)
+        graph_def = _conceptual_graph_def(config)
+        if graph_def is not None:  # the Graphs tab's default "op graph" view draws it too
+            from tensorboard.compat.proto import event_pb2
+
+            self._train_writer.add_event(event_pb2.Event(
+                wall_time=time.time(), graph_def=graph_def.SerializeToString()))
         self._train_writer.flush()
 
     # -- embeddings ---------------------------------------------------------------------------
@@ -459,3 +467,33 @@ def _weight_as_image(weight: torch.Tensor) -> np.ndarray | None:
 
 def _embedding_file(layer: Any) -> str:
     return f"keras_embedding_{layer.name}.tsv".replace("/", "_")
+
+
+def _graph_plugin_layout(model_json: str) -> str:
+    """The model config with each inbound tensor written as Keras 3 writes it
+    (`{"class_name": "__keras_tensor__", "config": {"keras_history": [layer, node, index]}}`),
+    the layout TensorBoard's Graphs plugin reads edges from; the package's own files keep
+    theirs (`{"__keras_tensor__": [layer, node, index]}`)."""
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"__keras_tensor__"}:
+                return {"class_name": "__keras_tensor__",
+                        "config": {"keras_history": list(value["__keras_tensor__"])}}
+            return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        return value
+
+    return json.dumps(convert(json.loads(model_json)))
+
+
+def _conceptual_graph_def(model_json: str) -> Any:
+    """The layer graph as a GraphDef (TensorBoard's own conversion), or None when TensorBoard
+    cannot convert this config."""
+    try:
+        from tensorboard.plugins.graph import keras_util
+
+        return keras_util.keras_model_to_graph_def(json.loads(model_json))
+    except Exception:  # an unusual config: the Keras model summary alone is written
+        return None
