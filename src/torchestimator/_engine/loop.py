@@ -15,7 +15,8 @@ between steps, never inside one (`interrupts.py`). `run_steps` runs the loop to 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+import threading
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -26,22 +27,43 @@ from torchestimator._engine.interrupts import StepGuard, interrupts_between_step
 
 _DONE = object()  # what the loop's generator gives when it has ended
 
+# Deferred value checks (a label out of range, a NaN label on an accelerator) are read back
+# on the first step, then every this many steps, and when the loop ends.
+CHECK_EVERY_N_STEPS = 100
+# Tests set this to make the CPU behave as an accelerator does (checks deferred, not read back).
+DEFER_CHECKS_ON_CPU = False
+_deferred = threading.local()
+
 
 def default_device() -> torch.device:
-    """The device training runs on: `$TORCHESTIMATOR_DEVICE` if set, else CUDA when available, else CPU."""
+    """The device training runs on: the innermost open `tf.device` block's (e.g. `with
+    tf.device('/CPU:0'): model.fit(...)`), else `$TORCHESTIMATOR_DEVICE` if set, else CUDA when
+    available, else CPU."""
+    from torchestimator._ops.control_ops._context import scoped_device
+
+    scoped = scoped_device()
+    if scoped is not None:
+        return scoped
     name = os.environ.get("TORCHESTIMATOR_DEVICE")
     if name:
         return torch.device(name)
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def to_device(value: Any, device: torch.device, non_blocking: bool = True) -> Any:
+def to_device(value: Any, device: torch.device, non_blocking: bool = True,
+              host_keys: frozenset = frozenset()) -> Any:
     """Moves every tensor in a nested structure to `device` (numpy numeric arrays become tensors;
-    string arrays stay numpy)."""
+    string arrays stay numpy), each once. To a CUDA device a host tensor is copied from pinned
+    memory without blocking (pinning is skipped for the CPU and other devices). Entries of a
+    dict under a key in `host_keys` stay where they are (features the columns read on the host)."""
     if isinstance(value, torch.Tensor):
         if value.device == device:
             return value
-        return value.to(device, non_blocking=non_blocking and device.type == "cuda")
+        if device.type == "cuda" and non_blocking:
+            if value.device.type == "cpu" and not value.is_pinned():
+                value = value.pin_memory()
+            return value.to(device, non_blocking=True)
+        return value.to(device)
     if type(value) is tuple and all(type(v) is torch.Tensor and v.device == device for v in value):
         return value  # a batch of tensors already there (the common `(x, y)`)
     if isinstance(value, np.ndarray):
@@ -49,12 +71,69 @@ def to_device(value: Any, device: torch.device, non_blocking: bool = True) -> An
             return value
         return to_device(torch.from_numpy(np.ascontiguousarray(value)), device, non_blocking)
     if isinstance(value, dict):
-        return {k: to_device(v, device, non_blocking) for k, v in value.items()}
+        return {k: v if k in host_keys else to_device(v, device, non_blocking, host_keys)
+                for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(to_device(v, device, non_blocking) for v in value))
+        return type(value)(*(to_device(v, device, non_blocking, host_keys) for v in value))
     if isinstance(value, (list, tuple)):
-        return type(value)(to_device(v, device, non_blocking) for v in value)
+        return type(value)(to_device(v, device, non_blocking, host_keys) for v in value)
     return value
+
+
+def moved_batches(batches: Iterable, device: torch.device, host_keys: Callable[[], frozenset]) -> Iterator:
+    """Yields each batch of `batches` moved to `device` (`to_device`), the features under the keys
+    `host_keys()` returns at that time kept on the host."""
+    for batch in batches:
+        keys = host_keys()
+        if keys and isinstance(batch, tuple) and len(batch) == 2 and isinstance(batch[0], dict):
+            features = {k: v if k in keys else to_device(v, device) for k, v in batch[0].items()}
+            yield features, to_device(batch[1], device)
+        elif keys and isinstance(batch, dict):
+            yield to_device(batch, device, host_keys=keys)
+        else:
+            yield to_device(batch, device)
+
+
+def defers_checks(device: torch.device) -> bool:
+    """Whether value checks of tensors on `device` are deferred (every device but the CPU, where
+    reading a value back costs nothing): the check is recorded with `defer_check` and raises
+    when `flush_deferred_checks` reads it, instead of synchronizing the step."""
+    return device.type != "cpu" or DEFER_CHECKS_ON_CPU
+
+
+def defer_check(key: Hashable, values: tuple, combine: Callable[[tuple, tuple], tuple],
+                verdict: Callable[..., Exception | None]) -> None:
+    """Records a check of `values` (tensors on the device) without reading them back.
+
+    Checks under the same `key` accumulate on the device: `combine(old, new)` returns the new
+    state (e.g. a running minimum and maximum). `flush_deferred_checks` reads each state back
+    and raises the exception that `verdict(*state_on_host)` returns (None: the check passed).
+    """
+    pending = _deferred.__dict__.setdefault("checks", {})
+    entry = pending.get(key)
+    values = tuple(v.detach() for v in values)
+    if entry is None:
+        pending[key] = (values, combine, verdict)
+    else:
+        pending[key] = (combine(entry[0], values), entry[1], entry[2])
+
+
+def flush_deferred_checks() -> None:
+    """Reads back the checks recorded with `defer_check` on this thread (one synchronization)
+    and raises the first failure; does nothing (and does not synchronize) when none is pending."""
+    pending = getattr(_deferred, "checks", None)
+    if not pending:
+        return
+    _deferred.checks = {}
+    for state, _, verdict in pending.values():
+        error = verdict(*(v.cpu() for v in state))
+        if error is not None:
+            raise error
+
+
+def discard_deferred_checks() -> None:
+    """Forgets the pending deferred checks of this thread (after a failure was already raised)."""
+    _deferred.checks = {}
 
 
 class StepEvents:
@@ -88,22 +167,32 @@ def _loop(
     before_step, after_step = events.before_step, events.after_step
     iterator = iter(batches)
     step = 0
-    while True:
-        try:
-            batch = next(iterator)
-        except StopIteration:
-            return
-        if device is not None:
-            batch = to_device(batch, device)
-        guard.in_step = True  # Ctrl-C from here waits for the step and its events to end
-        before_step(step)
-        outputs = step_fn(batch)
-        stop = after_step(step, outputs)
-        step += 1
-        guard.end_step()
-        yield outputs
-        if stop or (max_steps is not None and step >= max_steps):
-            return
+    try:
+        while True:
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                flush_deferred_checks()
+                return
+            if device is not None:
+                batch = to_device(batch, device)
+            guard.in_step = True  # Ctrl-C from here waits for the step and its events to end
+            before_step(step)
+            outputs = step_fn(batch)
+            if step % CHECK_EVERY_N_STEPS == 0 and getattr(_deferred, "checks", None):
+                flush_deferred_checks()
+            stop = after_step(step, outputs)
+            step += 1
+            guard.end_step()
+            last = stop or (max_steps is not None and step >= max_steps)
+            if last and getattr(_deferred, "checks", None):
+                flush_deferred_checks()
+            yield outputs
+            if last:
+                return
+    except BaseException:
+        discard_deferred_checks()  # checks of the failed run do not surface in a later one
+        raise
 
 
 def run_steps(

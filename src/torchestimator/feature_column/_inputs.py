@@ -48,6 +48,19 @@ class RawSparse:
     fingerprints: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
 
+HOST_READ = "_torchestimator_read_on_host"  # set on a device tensor a categorical column read
+
+
+def mark_read_on_host(value: torch.Tensor) -> None:
+    """Marks a device tensor that a categorical column had to read back to the host (its ids,
+    vocabulary lookups and hashing run there): the Estimator then keeps that feature on the
+    host in later steps, so only the ids cross to the device, once."""
+    try:
+        setattr(value, HOST_READ, True)
+    except (AttributeError, TypeError):  # a tensor subclass that takes no attributes
+        pass
+
+
 def fingerprints(raw: RawSparse) -> np.ndarray:
     """Returns (and remembers) FarmHash Fingerprint64 of each of `raw`'s values.
 
@@ -184,6 +197,8 @@ def raw_sparse(
         dense = False
     else:
         if isinstance(value, torch.Tensor):
+            if value.device.type != "cpu":
+                mark_read_on_host(value)
             arr = value.detach().cpu().numpy()
         elif isinstance(value, (pa.Array, pa.ChunkedArray)):
             arr = value.to_numpy(zero_copy_only=False)

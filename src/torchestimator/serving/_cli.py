@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Any
 
@@ -57,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="processes serving the port, each with the model loaded (beyond TF Serving; "
         "default 1)")
     add("--tensorflow_intra_op_parallelism", type=int, default=0,
-        help="threads one op may use (torch.set_num_threads; default 0: torch's choice)")
+        help="threads one op may use (torch.set_num_threads; default 0: one, as requests "
+        "already run side by side on the server's threads)")
     add("--tensorflow_inter_op_parallelism", type=int, default=0,
         help="threads for independent ops (torch.set_num_interop_threads; default 0)")
     add("--model_config_file", help="TF Serving's text-format ModelServerConfig: several "
@@ -75,6 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--batching_parameters_file", help="TF Serving's text-format BatchingParameters "
         "(max_batch_size, batch_timeout_micros, num_batch_threads, max_enqueued_batches, "
         "allowed_batch_sizes); TF Serving's defaults without it: 1000, 0, one per core, 10")
+    add("--device", default=None,
+        help="the device the loaded models run on: 'cpu', 'cuda', 'cuda:1' (beyond TF Serving; "
+        "default: $TORCHESTIMATOR_DEVICE, else CUDA when available, else the CPU). Exports "
+        "hold no device: one written on a GPU loads on a CPU-only machine")
     add("--version", action="store_true", help="print the server's version and exit")
     add("--log_level", default="info", choices=["critical", "error", "warning", "info", "debug"],
         help="server log level (default info)")
@@ -263,6 +269,16 @@ def run(args: argparse.Namespace) -> int:
     problem = _check_model_files(args)
     if problem is not None:
         return fail(problem)
+    if getattr(args, "device", None):
+        import torch
+
+        try:
+            device = torch.device(args.device)
+        except RuntimeError:
+            return fail(f"--device must be a torch device such as 'cpu' or 'cuda:0'; got {args.device!r}")
+        if device.type == "cuda" and not torch.cuda.is_available():
+            return fail(f"--device {args.device}: this machine has no CUDA device; use --device cpu")
+        os.environ["TORCHESTIMATOR_DEVICE"] = str(device)  # the workers inherit it
     if not 0 < args.rest_api_port < 65536:
         return fail(f"--rest_api_port must be a port number 1..65535; got {args.rest_api_port}")
     if args.rest_api_workers < 1:

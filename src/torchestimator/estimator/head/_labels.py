@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._engine import export_capture
+from torchestimator._engine import export_capture, loop
 
 
 def is_string_like(values: Any) -> bool:
@@ -110,28 +110,110 @@ def lookup_class_ids(labels: Any, vocabulary: Sequence[str], device: torch.devic
     return torch.from_numpy(out).to(device)
 
 
-def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None = None) -> torch.Tensor:
-    """Raises ValueError unless every label is in [0, n_classes - 1]; returns `labels`."""
+def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None = None,
+                      defer: bool | None = None) -> torch.Tensor:
+    """Raises ValueError unless every label is in [0, n_classes - 1]; returns `labels`.
+
+    On an accelerator the check does not read the labels back each step: it is deferred
+    (`loop.defer_check`) and raises, with the same message, when the training loop reads it
+    (the first step, then every `loop.CHECK_EVERY_N_STEPS` steps, and the last); integer labels
+    are returned clamped into range meanwhile, so that no kernel asserts on them. `defer`
+    overrides the choice (None: deferred on every device but the CPU).
+    """
     if labels.numel() == 0:
         return labels
     values = labels.detach()
     if values.dtype not in (torch.int64, torch.int32, torch.float32, torch.float64):
         values = values.to(torch.float64)
     low, high = torch.aminmax(values)
-    low, high = low.item(), high.item()
+    if loop.defers_checks(values.device) if defer is None else defer:
+        loop.defer_check(("label_range", n_classes, message, values.dtype), (low, high), _combine_range,
+                         lambda lo, hi: _range_error(lo.item(), hi.item(), n_classes, message, None))
+        if not labels.is_floating_point():
+            return labels.clamp(0, n_classes - 1)
+        return labels
+    error = _range_error(low.item(), high.item(), n_classes, message, values)
+    if error is not None:
+        raise error
+    return labels
+
+
+def _combine_range(old: tuple, new: tuple) -> tuple:
+    # NaN propagates through minimum/maximum, as through aminmax
+    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])
+
+
+def _range_error(low: float, high: float, n_classes: int, message: str | None,
+                 values: torch.Tensor | None) -> ValueError | None:
     if math.isnan(low) or math.isnan(high):  # aminmax propagates a NaN label
-        raise ValueError(nan_labels_message(values, f"class ids in [0, {n_classes})"))
+        expected = f"class ids in [0, {n_classes})"
+        if values is None:
+            return ValueError(deferred_nan_labels_message(expected))
+        return ValueError(nan_labels_message(values, expected))
     if high > n_classes - 1:
-        raise ValueError(message or (
+        return ValueError(message or (
             f"Labels must be <= {n_classes} - 1; found label {high:g}. Labels are class ids "
             f"in [0, {n_classes}) (n_classes={n_classes}); use label_vocabulary for string labels."
         ))
     if low < 0:
-        raise ValueError(message or (
+        return ValueError(message or (
             f"Labels must be >= 0; found label {low:g}. Labels are class ids in "
             f"[0, {n_classes})."
         ))
-    return labels
+    return None
+
+
+def check_integer_labels(labels: torch.Tensor, n_classes: int, owner: str) -> None:
+    """Raises ValueError unless floating-point `labels` hold whole numbers (NaN named as such);
+    deferred on an accelerator as `check_label_range` is."""
+    if not labels.is_floating_point():
+        return
+    expected = f"integer class ids in [0, {n_classes})"
+    non_integer = (f"{owner}: labels must be integer class ids in [0, {n_classes}); received "
+                   f"non-integer floats (dtype {labels.dtype}).")
+    if loop.defers_checks(labels.device):
+        values = labels.detach()
+        counts = torch.stack([(values != values.round()).sum(), torch.isnan(values).sum()])
+        loop.defer_check(("integer_labels", owner, n_classes, labels.dtype), (counts,),
+                         lambda old, new: (old[0] + new[0],),
+                         lambda c: _integer_error(c, expected, non_integer))
+        return
+    if not torch.equal(labels, labels.round()):
+        if bool(torch.isnan(labels).any()):
+            raise ValueError(nan_labels_message(labels, expected))
+        raise ValueError(non_integer)
+
+
+def _integer_error(counts: torch.Tensor, expected: str, non_integer: str) -> ValueError | None:
+    bad, nan = counts.tolist()
+    if nan:
+        return ValueError(deferred_nan_labels_message(expected, nan))
+    return ValueError(non_integer) if bad else None
+
+
+def deferred_nan_labels_message(expected: str, count: int | None = None) -> str:
+    """The error for NaN labels found by a deferred check (the batch is gone by then)."""
+    how_many = "" if count is None else f" ({count} label value(s) since the last check)"
+    return (
+        f"Labels contain NaN{how_many}; labels must be {expected}. A NaN label is usually a "
+        "missing value in the data: fill it, or drop those examples (e.g. `dataset.filter`) "
+        "before training."
+    )
+
+
+def check_non_negative(labels: torch.Tensor, message: str) -> None:
+    """Raises ValueError(`message` formatted with `found=` the smallest label) when a label is
+    negative; deferred on an accelerator as `check_label_range` is."""
+    if labels.numel() == 0:
+        return
+    low = labels.detach().min()
+    if loop.defers_checks(low.device):
+        loop.defer_check(("non_negative", message, low.dtype), (low,),
+                         lambda old, new: (torch.minimum(old[0], new[0]),),
+                         lambda lo: ValueError(message.format(found=lo.item())) if lo.item() < 0 else None)
+        return
+    if float(low) < 0:
+        raise ValueError(message.format(found=float(low)))
 
 
 def nan_labels_message(labels: torch.Tensor, expected: str) -> str:

@@ -85,14 +85,7 @@ class MultiClassHead(base_head.Head):
             labels = _labels.lookup_class_ids(labels, self._label_vocabulary, logits.device)
         else:
             labels = _labels.as_label_tensor(labels, logits.device)
-            if labels.is_floating_point() and not torch.equal(labels, labels.round()):
-                if bool(torch.isnan(labels).any()):
-                    raise ValueError(_labels.nan_labels_message(
-                        labels, f"integer class ids in [0, {self._n_classes})"))
-                raise ValueError(
-                    f"MultiClassHead: labels must be integer class ids in [0, {self._n_classes}); "
-                    f"received non-integer floats (dtype {labels.dtype})."
-                )
+            _labels.check_integer_labels(labels, self._n_classes, "MultiClassHead")
         labels = base_head.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
         labels = labels.to(torch.int64)
         return _labels.check_label_range(labels, self._n_classes)
@@ -121,14 +114,14 @@ class MultiClassHead(base_head.Head):
         if labels.shape != (batch,) and labels.shape != (batch, 1):
             return None
         ids = labels.reshape(batch).to(logits.device)
-        if ids.device.type != "cpu":  # a CUDA kernel asserts on a bad label: check first
-            _labels.check_label_range(ids, self._n_classes)
+        if ids.device.type != "cpu":  # a CUDA kernel asserts on a bad label: check (deferred), clamp
+            ids = _labels.check_label_range(ids, self._n_classes)
         try:
             # No label value is ignored (torch ignores -100 by default, TF rejects it); on the
             # CPU an out-of-range label raises IndexError, and the range check then names it.
             return F.cross_entropy(logits, ids, reduction=reduction, ignore_index=_NO_IGNORED_LABEL)
         except IndexError:
-            _labels.check_label_range(ids, self._n_classes)
+            _labels.check_label_range(ids, self._n_classes, defer=False)
             raise
 
     def predictions(self, logits: Any, keys: Any = None) -> dict:

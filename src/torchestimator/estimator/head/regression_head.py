@@ -168,10 +168,8 @@ class PoissonRegressionHead(RegressionHead):
                          loss_reduction=loss_reduction, inverse_link_fn=torch.exp, name=name)
 
     def _elementwise_loss(self, labels: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
-        if labels.numel() and float(labels.min()) < 0:
-            raise ValueError(
-                f"PoissonRegressionHead: labels are counts and must be >= 0; found {float(labels.min()):g}."
-            )
+        _labels.check_non_negative(
+            labels, "PoissonRegressionHead: labels are counts and must be >= 0; found {found:g}.")
         return log_poisson_loss(labels, logits, self._compute_full_loss)
 
 

@@ -64,7 +64,7 @@ def _to_array(value: Any, name: str) -> Any:
     """Converts one leaf of user data to a CPU tensor (strings stay a numpy array)."""
     if value is None:
         return None
-    if isinstance(value, torch.Tensor):
+    if isinstance(value, torch.Tensor) or _is_ragged(value) or _is_sparse(value):
         return value
     if hasattr(value, "to_numpy") and hasattr(value, "columns"):  # pandas DataFrame
         value = value.to_numpy()
@@ -80,6 +80,16 @@ def _to_array(value: Any, name: str) -> Any:
     if array.dtype.kind not in "biuf":
         raise TypeError(f"Cannot use {name} of dtype {array.dtype} as model data.")
     return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def _is_sparse(value: Any) -> bool:
+    """True for a `tf.SparseTensor` (model data batched by rows: keras/_sparse_inputs.py)."""
+    return type(value).__name__ == "SparseTensor"
+
+
+def _is_ragged(value: Any) -> bool:
+    """True for a `tf.RaggedTensor` (model data batched by rows, passed to the model as is)."""
+    return type(value).__name__ == "RaggedTensor"
 
 
 def _strings_as_array(value: Any) -> Any:
@@ -115,7 +125,8 @@ def _is_iterable_source(value: Any) -> bool:
 
 
 def _leaves_length(structure: Any) -> int:
-    lengths = {len(v) for v in nest.flatten(structure) if v is not None}
+    lengths = {v._nrows() if _is_ragged(v) else v.shape[0] if _is_sparse(v) else len(v)
+               for v in nest.flatten(structure) if v is not None}
     if len(lengths) > 1:
         raise ValueError(
             "Data cardinality is ambiguous: the arrays given have different numbers of samples "
@@ -133,6 +144,12 @@ def _take(value: Any, index: Any) -> Any:
         return value.index_select(0, index)
     if isinstance(value, np.ndarray):
         return value[index if isinstance(index, slice) else index.numpy()]
+    if _is_ragged(value):  # rows of a tf.RaggedTensor
+        return value[index] if isinstance(index, slice) else value._gather_rows(index)
+    if _is_sparse(value):  # rows of a tf.SparseTensor
+        from torchestimator.keras._sparse_inputs import take_rows
+
+        return take_rows(value, index)
     if isinstance(value, dict):
         return {k: _take(v, index) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -155,7 +172,8 @@ class ArrayData:
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.steps = math.ceil(self.num_samples / batch_size) if self.num_samples else 0
-        # exactly one-hot labels: each batch also carries its class ids (`one_hot_labels`)
+        # exactly one-hot labels: decided once here; each batch's ids are recorded as it is
+        # yielded, for the crossentropy and accuracy to ask for (`one_hot_labels`)
         self.class_ids = one_hot_labels.class_ids_of(self.y)
 
     def split(self, validation_split: float) -> ArrayData:
@@ -203,8 +221,8 @@ class ArrayData:
         if order is None and n <= bs and skip <= 0 and n:
             # one batch of every sample in order: the data themselves (a slice of the whole would
             # be a view of the same memory, made anew each epoch: ~4 us of W3's ~200 us epoch)
-            if ids is not None:  # tagged on a view: the caller's own tensor gets no attribute
-                y = one_hot_labels.tag(y[:], ids)
+            if ids is not None:  # recorded as a view: the record is the adapter's own tensor
+                y = one_hot_labels.record(y[:], ids)
             yield pack_x_y_sample_weight(x, y, sw)
             return
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
@@ -219,14 +237,14 @@ class ArrayData:
             if plain and order is not None:
                 y_batch = None if y is None else y.index_select(0, index)
                 if ids is not None:
-                    one_hot_labels.tag(y_batch, ids.index_select(0, index))
+                    one_hot_labels.record(y_batch, ids.index_select(0, index))
                 yield pack_x_y_sample_weight(
                     x.index_select(0, index), y_batch, None if sw is None else sw.index_select(0, index),
                 )
             else:
                 y_batch = _take(y, index)
                 if ids is not None:
-                    one_hot_labels.tag(y_batch, _take(ids, index))
+                    one_hot_labels.record(y_batch, _take(ids, index))
                 yield pack_x_y_sample_weight(_take(x, index), y_batch, _take(sw, index))
 
 
