@@ -167,6 +167,8 @@ def as_dtype(value: Any) -> torch.dtype | _StringDType:
             raise ValueError(
                 f"Unknown dtype {value!r}; expected one of {sorted(_BY_NAME)}"
             ) from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (_pybool, np.bool_)):
+        return _by_enum(int(value))
     if value is float:
         return float32
     if value is int:
@@ -185,6 +187,23 @@ def as_dtype(value: Any) -> torch.dtype | _StringDType:
 
 
 _pybool = builtins.bool
+
+#: TF's `DataType` enum values (types.proto) of the dtypes backed by torch ones.
+_TORCH_BY_ENUM = {1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8",
+                  7: "string", 8: "complex64", 9: "int64", 10: "bool", 14: "bfloat16",
+                  17: "uint16", 18: "complex128", 19: "float16", 22: "uint32", 23: "uint64"}
+
+
+def _by_enum(enum: int) -> Any:
+    """The dtype whose TF `DataType` enum is `enum` (`tf.as_dtype(1)` is float32, as TF's)."""
+    name = _TORCH_BY_ENUM.get(enum)
+    if name is not None:
+        return _BY_NAME[name]
+    for value in _BY_NAME.values():
+        if getattr(value, "as_datatype_enum", None) == enum:
+            return value
+    raise ValueError(f"Cannot interpret {enum!r} as a dtype: it is not one of TF's DataType enum "
+                     "values (types.proto: 1 is float32, 9 int64, ...).")
 
 
 def dtype_name(dtype: Any) -> str:

@@ -305,3 +305,11 @@ def test_string_tensors_hold_any_bytes():
     assert list(t) == [binary, text.decode(), b"\xc0\x01", "caf\u00e9"]
     parsed = tf.io.parse_example(t[:2], {"k": tf.io.FixedLenFeature([1], tf.int64)})
     assert parsed["k"].tolist() == [[192], [1]]
+
+
+def test_as_dtype_takes_tfs_datatype_enum_values():
+    assert tf.as_dtype(1) is torch.float32 and tf.as_dtype(9) is torch.int64
+    assert tf.as_dtype(7) is tf.string and tf.as_dtype(10) is torch.bool
+    assert tf.zeros(1, 1).dtype == torch.float32  # tf.zeros(shape, dtype=1)
+    with pytest.raises(ValueError, match="999.*DataType enum"):
+        tf.as_dtype(999)

@@ -26,6 +26,7 @@ import torch
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import loop, storage
 from torchestimator._engine.train_op import TrainOp
+from torchestimator._ops.control_ops._context import placement_scope
 from torchestimator.estimator import _inputs
 from torchestimator.estimator._model_state import ModelState
 from torchestimator.estimator._runtime import (
@@ -164,7 +165,7 @@ class ModelRuntime:
             kwargs["config"] = self.config
         scope = self.state.scope
         scope.context.begin_call(mode, self.state.global_step)
-        with scope:
+        with scope, placement_scope(self.device):  # what model_fn creates lands on its device
             spec = self.model_fn(features=features, **kwargs)
         if type(spec) is not EstimatorSpec and not isinstance(spec, EstimatorSpec):
             raise ValueError(

@@ -354,3 +354,33 @@ def test_guide_custom_learning_rate_scheduler():
     model.fit(x, y, epochs=3, verbose=0,
               callbacks=[CustomLearningRateScheduler(lambda epoch, lr: lr * 0.5 if epoch else lr)])
     assert float(model.optimizer.learning_rate) == pytest.approx(0.025)
+
+
+def test_fit_of_a_model_without_trainable_weights_trains_nothing_as_tf():
+    """TF's subclassing guide fits `Input -> ActivityRegularizationLayer`: no trainable weight,
+    a loss that needs no gradient; applying no gradients is a no-op in TF, not an error."""
+    import numpy as np
+
+    import torchestimator as tf
+
+    class ActivityRegularization(tf.keras.layers.Layer):
+        def call(self, inputs):
+            self.add_loss(1e-2 * tf.reduce_sum(inputs))
+            return inputs
+
+    inputs = tf.keras.Input(shape=(3,))
+    model = tf.keras.Model(inputs, ActivityRegularization()(inputs))
+    model.compile(optimizer="adam", loss="mse")
+    history = model.fit(np.ones((4, 3), "float32"), np.ones((4, 3), "float32"), verbose=0)
+    assert history.history["loss"] == [pytest.approx(0.12)]
+    assert int(model.optimizer.iterations) == 0
+
+
+def test_a_sequential_names_the_input_it_makes_after_its_first_layer():
+    import torchestimator as tf
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,), name="dense")])
+    assert model.input_names == ["dense_input"]  # Keras 2.15's key for dicts and signatures
+    deferred = tf.keras.Sequential([tf.keras.layers.Dense(2, name="first")])
+    deferred.build((None, 3))
+    assert deferred.input_names == ["first_input"]

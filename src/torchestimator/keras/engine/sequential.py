@@ -101,7 +101,8 @@ class Sequential(Functional):
         if self._input_layer is None and not self._stack[:-1]:
             shape, dtype = _first_input(layer)
             if shape is not None:
-                self._set_input_layer(Input(batch_shape=shape, dtype=dtype)._keras_history.layer)
+                self._set_input_layer(Input(batch_shape=shape, dtype=dtype,
+                                            name=_input_name(layer))._keras_history.layer)
         self._rebuild()
 
     def pop(self) -> None:
@@ -142,7 +143,9 @@ class Sequential(Functional):
             )
         if isinstance(input_shape, KerasTensor):
             input_shape = input_shape.shape
-        self._set_input_layer(Input(batch_shape=tuple(input_shape))._keras_history.layer)
+        self._set_input_layer(Input(batch_shape=tuple(input_shape),
+                                    name=_input_name(self._stack[0]) if self._stack else None
+                                    )._keras_history.layer)
         self._rebuild()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -163,10 +166,11 @@ class Sequential(Functional):
             # built on it lists this Sequential as one layer, as Keras does).
             shape = (None,) + tuple(getattr(inputs, "shape", ()))[1:]
             dtype = getattr(inputs, "dtype", _state.floatx())
+            name = _input_name(self._stack[0])
             if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
-                self._set_input_layer(Input(batch_shape=shape, dtype=dtype)._keras_history.layer)
+                self._set_input_layer(Input(batch_shape=shape, dtype=dtype, name=name)._keras_history.layer)
             else:
-                self._set_input_layer(Input(batch_shape=shape)._keras_history.layer)
+                self._set_input_layer(Input(batch_shape=shape, name=name)._keras_history.layer)
             self._rebuild()
         return super().__call__(*args, **kwargs)
 
@@ -237,3 +241,9 @@ def _input_dtype(layer: Layer) -> Any:
     if type(layer).__name__ == "Embedding":  # ids, not floats
         return _dtypes.int64
     return None
+
+
+def _input_name(first_layer: Any) -> str:
+    """The name Keras 2.15 gives the Input a Sequential makes itself: `<first layer>_input`
+    (`dense_input`), which feature dicts and serving signatures are keyed by."""
+    return f"{first_layer.name}_input"

@@ -284,6 +284,8 @@ class Trainer(BatchMethods, ModelFiles):
             weights = self.trainable_weights
             self.optimizer.build(weights)
             self._optimizer_built_for = len(weights)
+        if self._optimizer_built_for == 0 and not loss.requires_grad:
+            return  # no trainable weights: as TF's, applying no gradients is a no-op
         scaled = getattr(self.optimizer, "get_scaled_loss", None)  # a LossScaleOptimizer
         loop.optimize(loss if scaled is None else scaled(loss), self.optimizer)
 
