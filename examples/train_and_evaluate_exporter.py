@@ -73,5 +73,6 @@ for name in ("latest", "best"):
     print(f"export/{name} newest is a SavedModel:",
           tf.saved_model.contains_saved_model(newest))
 
-loaded = tf.saved_model.load(os.path.join(model_dir, "export", "latest", versions[-1]))
+latest_dir = os.path.join(model_dir, "export", "latest")
+loaded = tf.saved_model.load(os.path.join(latest_dir, sorted(os.listdir(latest_dir))[-1]))
 print("Signatures:", sorted(loaded.signatures.keys()))

@@ -115,15 +115,21 @@ complex128 = _torch.complex128
 uint16, uint32, uint64 = _torch.uint16, _torch.uint32, _torch.uint64
 
 
+def _taking_symbolic(name: str, value: Any) -> Any:
+    """A lazily loaded top-level op, wrapped as the eager ones are (symbolic Keras tensors)."""
+    if isinstance(value, _types.FunctionType) and name not in _symbolic_dispatch._NOT_OPS:
+        return _symbolic_dispatch.wrap(value, name)
+    return value
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY_OPS:
-        value = getattr(importlib.import_module(f"torchestimator._ops.{_LAZY_OPS[name]}"), name)
-        if isinstance(value, _types.FunctionType):
-            value = _symbolic_dispatch.wrap(value, name)
+        value = _taking_symbolic(name, getattr(
+            importlib.import_module(f"torchestimator._ops.{_LAZY_OPS[name]}"), name))
         globals()[name] = value
         return value
     if name in _API_EXTRAS:
-        value = getattr(importlib.import_module(_API_EXTRAS[name]), name)
+        value = _taking_symbolic(name, getattr(importlib.import_module(_API_EXTRAS[name]), name))
         globals()[name] = value
         return value
     if name in _NAMESPACES:
@@ -137,8 +143,8 @@ def __getattr__(name: str) -> Any:
     if name == "as_string":  # tf.strings' ops load PyArrow: only when asked for
         from torchestimator._ops.string_ops import as_string
 
-        globals()[name] = as_string
-        return as_string
+        globals()[name] = _taking_symbolic(name, as_string)
+        return globals()[name]
     if name == "get_logger":
         from torchestimator._tf_logging import get_logger
 

@@ -8,17 +8,20 @@ import subprocess
 import sys
 
 import pytest
-from _api_reference import ROOT, load_generator
+from _api_reference import ROOT
 
 API = ROOT / "docs" / "api"
 
 
-def test_api_reference_pages_are_current(tmp_path, capsys):
-    generator = load_generator()
-    counts = generator.generate(tmp_path)
-    skipped = [line for line in capsys.readouterr().err.splitlines() if line.startswith("skipped")]
+def test_api_reference_pages_are_current(tmp_path):
+    """The generator runs in a fresh process, as `python3 tools/make_api_reference.py` does:
+    what this test process imported before (lazily loaded names) must not change the pages."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_api_reference.py"),
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped")]
     assert not skipped, f"public names that fail to load: {skipped[:20]}"
-    assert sum(counts.values()) > 1000 and {"", "keras.layers", "estimator"} <= set(counts)
+    assert len(list(tmp_path.glob("*.md"))) > 100
     written = {p.name: p.read_text(encoding="utf-8") for p in tmp_path.glob("*.md")}
     committed = {p.name: p.read_text(encoding="utf-8") for p in API.glob("*.md")}
     stale = sorted(n for n in written.keys() | committed.keys()

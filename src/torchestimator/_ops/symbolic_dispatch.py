@@ -32,7 +32,7 @@ _NOT_OPS = frozenset({
     "constant_initializer", "no_gradient", "grad_pass_through", "make_tensor_proto",
     "make_ndarray", "timestamp", "get_current_name_scope", "variable_creator_scope",
     "register_tensor_conversion_function", "nondifferentiable_batch_function",
-    "ensure_shape", "shape_n",
+    "ensure_shape", "shape_n", "type_spec_from_value",
 })
 
 

@@ -103,6 +103,9 @@ def test_every_public_op_of_a_namespace_takes_symbolic_tensors(namespace):
     """A function added to a namespace after its `wrap_namespace` line would not: this fails
     then (keep that line last in the namespace's __init__.py)."""
     module = getattr(tf, namespace) if namespace else tf
+    for name in dir(module):  # load the lazily loaded names too
+        if not name.startswith("_"):
+            getattr(module, name, None)
     unwrapped = [name for name, value in vars(module).items()
                  if isinstance(value, types.FunctionType) and not name.startswith("_")
                  and name not in symbolic_dispatch._NOT_OPS
