@@ -125,3 +125,46 @@ def test_unknown_function_is_an_error_that_names_it():
         TFOpLambda(function="nn.no_such_op")
     with pytest.raises(ValueError, match="unknown op 'nope'"):
         TFOpLambda("nope")
+
+
+def _rewrite_tf_op(path, function, arguments):
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    config = json.loads(members["config.json"])
+    for layer in config["config"]["layers"]:
+        if layer["class_name"] == "TFOpLambda":
+            layer["config"].update(function=function, arguments=arguments)
+    members["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+@pytest.mark.parametrize("function", [
+    "datasets.iris.os.system",   # a module's import of os, reached through a public namespace
+    "io.gfile.remove",           # a public function that is not a tensor op
+    "compat.v1.write_file",
+    "_ops.image_codecs.write_file",
+    "nn.relu.__globals__",
+])
+def test_a_crafted_tf_op_naming_a_gadget_is_refused_and_runs_nothing(tmp_path, function):
+    """A `.keras` file names the function of its TFOpLambda layers and gives all its arguments
+    (`{"__symbolic__": i}` marks where the inputs go): only TF's public tensor ops resolve, so
+    a file cannot call os.system or write and remove files through the layer."""
+    inputs = tf.keras.Input(shape=(2,))
+    model = tf.keras.Model(inputs, tf.nn.relu(inputs))
+    path = tmp_path / "crafted.keras"
+    model.save(path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    pwned = tmp_path / "pwned"
+    _rewrite_tf_op(path, function, {"args": [f"touch {pwned}" if "system" in function
+                                             else str(victim), "x"][:1 if "system" in function
+                                                                     or "remove" in function else 2],
+                                    "kwargs": {}, "symbolic": 1})
+    with pytest.raises(ValueError, match="is not a TF op"):
+        tf.keras.models.load_model(path)
+    assert not pwned.exists() and victim.read_text() == "keep"

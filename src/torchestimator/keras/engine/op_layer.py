@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._ops import symbolic_dispatch
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.saving._registry import register_builtin
 
@@ -201,18 +202,30 @@ class TFOpLambda(Layer):
 
 
 def _resolve_function(function: str) -> Any:
-    """`tf.<function>` (`"nn.relu"` -> `tf.nn.relu`); an error names it when it does not exist."""
+    """`tf.<function>` (`"nn.relu"` -> `tf.nn.relu`); a ValueError names it when it is not one
+    of TF's public tensor ops.
+
+    The name comes from a model's config, which a file supplies: only the ops that take
+    symbolic Keras tensors (`_ops.symbolic_dispatch`: the functions of `tf`, `tf.math`,
+    `tf.nn`, `tf.linalg`, `tf.image`, `tf.strings`, `tf.signal`, `tf.bitwise`) resolve, so a
+    crafted name cannot reach a module's imports (`datasets.iris.os.system`), file functions
+    (`io.gfile.rmtree`) or anything private, whatever arguments the config gives it."""
     import importlib
 
     target: Any = importlib.import_module("torchestimator")
     for part in function.split("."):
+        if not part or part.startswith("_"):
+            target = None
+            break
         target = getattr(target, part, None)
         if target is None:
             break
-    if not callable(target):
+    if target is None or symbolic_dispatch.wrapper_of(target) is not target:
         raise ValueError(
-            f"TFOpLambda: function={function!r} is not a TF function (tf.{function} does not "
-            f"exist); pass the API name without 'tf.', such as 'nn.relu' or 'math.multiply'."
+            f"TFOpLambda: function={function!r} is not a TF op (tf.{function} is not one of "
+            "the public tensor ops of tf, tf.math, tf.nn, tf.linalg, tf.image, tf.strings, "
+            "tf.signal or tf.bitwise); pass the API name without 'tf.', such as 'nn.relu' or "
+            "'math.multiply'."
         )
     return target
 
