@@ -85,9 +85,9 @@ def test_categorical_column_marks_a_device_tensor_it_reads_back():
 
 
 def test_estimator_learns_the_host_features():
-    from torchestimator.estimator.estimator import _HostFeatures
+    from torchestimator.estimator._placement import HostFeatures
 
-    host = _HostFeatures()
+    host = HostFeatures()
     marked = torch.tensor([1])
     _inputs.mark_read_on_host(marked)
     host.learn({"word_id": marked, "x": torch.ones(1)})
@@ -145,16 +145,16 @@ def test_tf_device_block_chooses_the_training_device(monkeypatch):
 
 
 def test_run_config_device_fn_and_tf_device_choose_the_estimator_device(monkeypatch, tmp_path):
-    from torchestimator.estimator.estimator import _device_for_call
+    from torchestimator.estimator._placement import device_for_call
 
     monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "meta")
-    assert _device_for_call(tf.estimator.RunConfig()) == META
+    assert device_for_call(tf.estimator.RunConfig()) == META
     config = tf.estimator.RunConfig(device_fn=lambda op: "/cpu:0")
-    assert _device_for_call(config) == torch.device("cpu")
+    assert device_for_call(config) == torch.device("cpu")
     with tf.device("/CPU:0"):
-        assert _device_for_call(tf.estimator.RunConfig()) == torch.device("cpu")
+        assert device_for_call(tf.estimator.RunConfig()) == torch.device("cpu")
     varying = tf.estimator.RunConfig(device_fn=lambda op: "/job:ps/task:0" if "Var" in op.type else "/job:worker")
-    assert _device_for_call(varying) == META  # per-op placement: the default stays
+    assert device_for_call(varying) == META  # per-op placement: the default stays
     # end to end: a CPU placement trains where the environment would pick another device
     estimator = tf.estimator.LinearRegressor([tf.feature_column.numeric_column("x")], model_dir=str(tmp_path),
                                              config=tf.estimator.RunConfig(device_fn=lambda op: "/cpu:0"))

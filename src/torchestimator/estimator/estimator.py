@@ -9,7 +9,6 @@ hooks follow TF 2.15's Estimator.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import inspect
 import logging
@@ -29,6 +28,7 @@ from torchestimator._engine.train_op import TrainOp
 from torchestimator.estimator import _inputs
 from torchestimator.estimator._model_runtime import ModelRuntime
 from torchestimator.estimator._model_state import ModelState
+from torchestimator.estimator._placement import HostFeatures, device_fn_scope, device_for_call
 from torchestimator.estimator._predictions import extract_predictions, split_examples
 from torchestimator.estimator._runtime import (
     check_train_op,
@@ -43,7 +43,6 @@ from torchestimator.estimator.hooks._progress import ProgressHook, progress_enab
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
-from torchestimator.feature_column import _inputs as _fc_inputs
 from torchestimator.train import _global_step
 
 logger = logging.getLogger("torchestimator")
@@ -252,8 +251,8 @@ class Estimator:
                 raise TypeError(
                     f"saving_listeners must be CheckpointSaverListener instances; received {listener!r}"
                 )
-        self._runtime.device = _device_for_call(self._config)
-        with _device_fn_scope(self._config), self._runtime.distributed("train_distribute") as parallel:
+        self._runtime.device = device_for_call(self._config)
+        with device_fn_scope(self._config), self._runtime.distributed("train_distribute") as parallel:
             with directory_lock(self._model_dir, "Estimator.train", enabled=self._config.is_chief):
                 self._train(input_fn, hooks, steps, max_steps, listeners)
             if parallel is not None:
@@ -293,7 +292,7 @@ class Estimator:
             parallel = runtime.parallel
             sync = gradient_sync.NONE  # the strategy's GradientSync while its averaging is open (below)
 
-            host, batches, device = _HostFeatures.batches(run, parallel)
+            host, batches, device = HostFeatures.batches(run, parallel)
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
@@ -393,8 +392,8 @@ class Estimator:
                 "Could not find trained model in model_dir: %s, running initialization to evaluate.",
                 self._model_dir,
             )
-        self._runtime.device = _device_for_call(self._config)
-        with _device_fn_scope(self._config), seeded_rng(self._config.tf_random_seed), \
+        self._runtime.device = device_for_call(self._config)
+        with device_fn_scope(self._config), seeded_rng(self._config.tf_random_seed), \
                 self._runtime.distributed("eval_distribute"):
             return self._evaluate(input_fn, steps, hooks, path, name)
 
@@ -413,7 +412,7 @@ class Estimator:
             totals: list = [None, 0]
             call_model_fn = runtime.call_model_fn
 
-            host, batches, device = _HostFeatures.batches(run, runtime.parallel)
+            host, batches, device = HostFeatures.batches(run, runtime.parallel)
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.EVAL)
@@ -495,14 +494,14 @@ class Estimator:
         def hook_layout() -> list:
             return list(hooks) + [("prediction_hooks", None)]
 
-        self._runtime.device = _device_for_call(self._config)
+        self._runtime.device = device_for_call(self._config)
         with self._runtime.mode_run(ModeKeys.PREDICT, input_fn, hook_layout, path) as run:
             if run is None:
                 return
             session = run.session
             call_model_fn = self._runtime.call_model_fn
 
-            host, batches, device = _HostFeatures.batches(run, self._runtime.parallel)
+            host, batches, device = HostFeatures.batches(run, self._runtime.parallel)
 
             def step_fn(batch: Any) -> Any:
                 features, _ = _inputs.split_batch(batch, ModeKeys.PREDICT)
@@ -574,95 +573,3 @@ class Estimator:
         logger.warning("export_savedmodel is deprecated: use export_saved_model.")
         return self.export_saved_model(export_dir_base, serving_input_receiver_fn, assets_extra,
                                        as_text, checkpoint_path)
-
-
-class _HostFeatures:
-    """The feature keys whose device tensors a feature column read back to the host (a
-    categorical column: vocabulary lookups and hashing run there), learned in the first steps of
-    a `train` call; later batches keep those features on the host (`loop.moved_batches`)."""
-
-    _LEARNING_STEPS = 2
-
-    def __init__(self) -> None:
-        self.keys: frozenset = frozenset()
-        self.learning = True
-        self._steps = 0
-
-    @classmethod
-    def batches(cls, run: Any, parallel: Any) -> tuple[_HostFeatures, Any, torch.device | None]:
-        """(the learner, the batches of `run`, the device the loop moves them to): on an
-        accelerator without a strategy, the batches move here, the host features left out."""
-        host = cls()
-        device = run.device
-        if device is None or device.type == "cpu" or parallel is not None:
-            return host, run.batches, device
-        # categorical features stay on the host (their ids cross once); the rest moves
-        return host, loop.moved_batches(run.batches, device, host.current), None
-
-    def current(self) -> frozenset:
-        """The keys kept on the host now."""
-        return self.keys
-
-    def learn(self, features: Any) -> None:
-        """Adds the keys of `features` whose tensors were read on the host in this step."""
-        self._steps += 1
-        self.learning = self._steps < self._LEARNING_STEPS
-        if isinstance(features, dict):
-            found = {k for k, v in features.items() if getattr(v, _fc_inputs.HOST_READ, False)}
-            if found:
-                self.keys = self.keys | found
-
-
-class _PlacementOp:
-    """What `RunConfig.device_fn` is called with to place the model: TF's op, as far as a
-    placement function reads it (`type`, `name`, `device`, `node_def.op`)."""
-
-    def __init__(self, op_type: str, name: str):
-        self.type = op_type
-        self.name = name
-        self.device = ""
-        self.node_def = self
-        self.op = op_type
-
-
-def _constant_device_fn(config: RunConfig) -> str | None:
-    """The device string `config.device_fn` gives both a variable and a computation of the
-    model when it is one CPU or GPU device, else None (logged when it names several)."""
-    device_fn = config.device_fn
-    if device_fn is None:
-        return None
-    chosen = {device_fn(_PlacementOp("VarHandleOp", "dense/kernel")),
-              device_fn(_PlacementOp("MatMul", "dense/MatMul"))}
-    name = next(iter(chosen)) if len(chosen) == 1 else None
-    text = str(name or "").lower()
-    if name is not None and ("cpu" in text or "gpu" in text):
-        return str(name)
-    if chosen != {None} and chosen != {""}:
-        logger.warning("RunConfig.device_fn places the model's ops on %s: not one device of this "
-                       "process; the model runs on %s.", sorted(map(str, chosen)), loop.default_device())
-    return None
-
-
-def _device_fn_scope(config: RunConfig) -> Any:
-    """A `tf.device` block of `config.device_fn`'s constant device (variables, metrics and tables
-    made during the call are created there), or a context that does nothing."""
-    name = _constant_device_fn(config) if config.device_fn is not None else None
-    if name is None:
-        return contextlib.nullcontext()
-    from torchestimator._ops.control_ops._context import device
-
-    return device(name)
-
-
-def _device_for_call(config: RunConfig) -> torch.device:
-    """The device a train/evaluate/predict call runs the model on: the one `config.device_fn`
-    returns for the model's ops when it is the same for a variable and a computation (a
-    constant placement, e.g. `lambda op: '/cpu:0'`), else the innermost `tf.device` block's,
-    else `loop.default_device()`. A placement that varies by op (`replica_device_setter`'s
-    parameter servers) has no counterpart in one process: it is logged and the default kept."""
-    name = _constant_device_fn(config)
-    if name is not None:
-        from torchestimator._ops.control_ops._context import _resolve_device
-
-        return _resolve_device(name)
-    return loop.default_device()

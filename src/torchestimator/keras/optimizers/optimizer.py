@@ -21,17 +21,18 @@ import torch
 
 from torchestimator._engine import gradient_sync
 from torchestimator._engine.gradient_sync import GradientSync
-from torchestimator._engine.model_fn_context import current_mode, in_model_fn
+from torchestimator._engine.model_fn_context import current_mode
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
 from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.keras.optimizers import _clipping, _sparse
 from torchestimator.keras.optimizers._args import _non_negative, _number, _var_name
 from torchestimator.keras.optimizers._checkpoint import CheckpointMixin
+from torchestimator.keras.optimizers._config import ConfigMixin
 from torchestimator.keras.optimizers._kernel import TorchKernel, dense_grads
 from torchestimator.keras.optimizers._learning_rate import LearningRateMixin
+from torchestimator.keras.optimizers._minimize import MinimizeMixin
 from torchestimator.keras.optimizers._values import IterationsValue
-from torchestimator.keras.optimizers.schedules import learning_rate_schedule as lrs
 
 _LEGACY_ONLY_KWARGS = ("decay", "gradient_aggregator", "gradient_transformers")
 
@@ -54,7 +55,7 @@ class _GradientCarrier(torch.autograd.Function):
         return (None, *grads)
 
 
-class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
+class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, metaclass=ReusableMeta):
     """Abstract optimizer base class (Keras 2.15's `tf.keras.optimizers.Optimizer`).
 
     Args:
@@ -552,116 +553,3 @@ class Optimizer(LearningRateMixin, CheckpointMixin, metaclass=ReusableMeta):
                 index = self._index_dict.get(id(v))
                 if index is not None:
                     v.copy_(self._ema[index])
-
-    def compute_gradients(
-        self, loss: Any, var_list: Any, tape: Any = None
-    ) -> list[tuple[torch.Tensor | None, torch.Tensor]]:
-        """Computes the gradients of `loss` on `var_list` with torch autograd.
-
-        `loss` is a tensor or a zero-argument callable returning one (a
-        non-scalar loss is summed, as TF's gradient does); `var_list` is a list
-        of variables or a zero-argument callable returning one (called after
-        `loss`). `tape` is accepted for compatibility and not needed. Returns
-        `(gradient, variable)` pairs; the gradient is None for a variable the
-        loss does not depend on.
-        """
-        if callable(loss) and not isinstance(loss, torch.Tensor):
-            with torch.enable_grad():
-                loss = loss()
-        if callable(var_list):
-            var_list = var_list()
-        if var_list is None:
-            if not self._vars:
-                raise ValueError(
-                    f"{type(self).__name__}.minimize() needs `var_list`: pass the variables to train, "
-                    "e.g. model.trainable_variables."
-                )
-            var_list = list(self._vars)
-        variables = list(var_list)
-        if not isinstance(loss, torch.Tensor):
-            raise ValueError(
-                f"The loss must be a torch tensor (or a callable returning one) computed from the "
-                f"variables. Received: loss={loss!r} of type {type(loss).__name__}."
-            )
-        if loss.numel() != 1:
-            loss = loss.sum()
-        trainable = [v for v in variables if isinstance(v, torch.Tensor) and v.requires_grad]
-        grads: dict[int, torch.Tensor | None] = {}
-        if trainable and loss.requires_grad:
-            computed = torch.autograd.grad(loss.reshape(()), trainable, allow_unused=True)
-            grads = {id(v): g for v, g in zip(trainable, computed)}
-        return [(grads.get(id(v)), v) for v in variables]
-
-    def minimize(self, loss: Any, var_list: Any = None, tape: Any = None) -> Any:
-        """Minimizes `loss` by updating `var_list` (see `compute_gradients`); returns the new `iterations`.
-
-        Inside an Estimator's `model_fn` the update is deferred: it returns the train op the
-        Estimator runs after model_fn returns (in TRAIN mode only; in EVAL/PREDICT it is never
-        run); with no `var_list` it updates every trainable weight the loss depends on.
-        """
-        if in_model_fn():  # the train op the Estimator runs after model_fn returns
-            return TrainOp([(self, loss, var_list)])
-        return self.apply_gradients(self.compute_gradients(loss, var_list, tape))
-
-    # --- config -------------------------------------------------------------------------------
-
-    def _serialize_hyperparameter(self, hyperparameter: Any) -> Any:
-        """Returns a JSON-able form of a hyperparameter (a schedule's serialized dict)."""
-        if isinstance(hyperparameter, lrs.LearningRateSchedule):
-            return lrs.serialize(hyperparameter)
-        if callable(hyperparameter):
-            return hyperparameter()
-        return hyperparameter
-
-    def get_config(self) -> dict[str, Any]:
-        """Returns the config of the optimizer: a JSON-able dict of its constructor arguments."""
-        return {
-            "name": self.name,
-            "weight_decay": self.weight_decay,
-            "clipnorm": self.clipnorm,
-            "global_clipnorm": self.global_clipnorm,
-            "clipvalue": self.clipvalue,
-            "use_ema": self.use_ema,
-            "ema_momentum": self.ema_momentum,
-            "ema_overwrite_frequency": self.ema_overwrite_frequency,
-            "jit_compile": self.jit_compile,
-            "is_legacy_optimizer": False,
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Optimizer:
-        """Creates an optimizer from its config (the output of `get_config()`).
-
-        A config written by a legacy optimizer (it has `decay` and no
-        `is_legacy_optimizer`) gives the legacy twin of this class.
-        """
-        config = dict(config)
-        if "decay" in config and "is_legacy_optimizer" not in config:
-            from torchestimator.keras.optimizers.legacy.optimizers import LEGACY_CLASSES
-
-            twin = LEGACY_CLASSES.get(cls.__name__.lower())
-            if twin is not None and twin is not cls and issubclass(twin, cls):
-                return twin.from_config(config, custom_objects)
-        if isinstance(config.get("learning_rate"), dict):
-            config["learning_rate"] = lrs.deserialize(config["learning_rate"], custom_objects=custom_objects)
-        return cls(**config)
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_lr_fn"] = None  # a closure; rebuilt from `_learning_rate` on load
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        # Variables are keyed by identity: re-key the copies (deepcopy, pickle).
-        self._index_dict = {id(v): i for i, v in enumerate(self._vars)}
-        decayed = {id(v) for v in self._decay_vars}
-        self._exclude_ids = {id(v) for v in self._vars if id(v) not in decayed}
-        current = self._current_lr
-        self._refresh_learning_rate()
-        self._current_lr = current
-        if self._group is not None:
-            self._group["lr"] = current
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name!r} learning_rate={self._current_lr:g} iterations={self._iterations}>"
