@@ -1,15 +1,14 @@
-"""TF1 top-level names of `tf.compat.v1` (issue 32): the variable scatter ops, batch_gather,
-setdiff1d, patches, Print, count_up_to, Dimension helpers, sparse_mask / sparse_matmul,
-decode_json_example, no_regularizer and uniform_unit_scaling_initializer, as TF 2.15's
-`tf.compat.v1`.
+"""TF1 top-level names of `tf.compat.v1` (issue 32): setdiff1d, patches, the TF1 names of
+tensor scatters and batch_gather, Print, Dimension helpers, sparse_mask / sparse_matmul,
+verify_tensor_all_finite, no_regularizer and uniform_unit_scaling_initializer, as TF 2.15's
+`tf.compat.v1`. The variable scatters and `count_up_to` are in `_tf1_state_ops`, `decode_csv`
+and `decode_json_example` in `_tf1_parsing_ops`; both are re-exported here (`NAMES`).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import sys
-import warnings
 from typing import Any
 
 import numpy as np
@@ -18,20 +17,31 @@ import torch.nn.functional as F
 
 import torchestimator as tf
 from torchestimator import _dtypes
-from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.convert import dtype_name
 from torchestimator._ops.creation._tensor_shape import Dimension  # noqa: F401 (re-exported)
 from torchestimator._ops.string_ops._unicode import string_to_hash_bucket  # noqa: F401
-from torchestimator.errors import InvalidArgumentError, OutOfRangeError, UnimplementedError
+from torchestimator.compat.v1._tf1_parsing_ops import (  # noqa: F401 (re-exported)
+    decode_csv,
+    decode_json_example,
+)
+from torchestimator.compat.v1._tf1_state_ops import (  # noqa: F401 (re-exported)
+    Tensor,
+    _t,
+    batch_scatter_update,
+    count_up_to,
+    scatter_add,
+    scatter_div,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_nd_add,
+    scatter_nd_sub,
+    scatter_nd_update,
+    scatter_sub,
+    scatter_update,
+)
+from torchestimator.errors import InvalidArgumentError, UnimplementedError
 from torchestimator.math import betainc, polygamma  # noqa: F401 (tf.math's objects)
-
-Tensor = torch.Tensor
-
-
-def _t(value: Any, name: str) -> Tensor:
-    out = value if isinstance(value, Tensor) else convert_to_tensor(value, name=name)
-    if not isinstance(out, Tensor):
-        raise TypeError(f"`{name}` must be numeric, got strings.")
-    return out
 
 
 # ----------------------------------------------------------------------------- set / shape ops
@@ -150,109 +160,7 @@ def matrix_square_root(input: Any, name: str | None = None) -> Tensor:
     return tf.linalg.sqrtm(input)
 
 
-# ----------------------------------------------------------------------------- variable scatters
-def _ref(ref: Any, op: str) -> Any:
-    if not (hasattr(ref, "assign") and hasattr(ref, "read_value")):
-        raise TypeError(f"{op}: `ref` must be a tf.Variable (TF1's scatter ops update a variable "
-                        f"in place), got {type(ref).__name__}; use tf.tensor_scatter_nd_* for "
-                        "tensors.")
-    return ref
-
-
-def _index_reduce(value: Tensor, idx: Tensor, upd: Tensor, reduce: str) -> None:
-    with warnings.catch_warnings():  # torch calls index_reduce_ "beta"
-        warnings.simplefilter("ignore", UserWarning)
-        value.index_reduce_(0, idx, upd, reduce)
-
-
-def _scatter(op: str, kind: str, ref: Any, indices: Any, updates: Any) -> Any:
-    ref = _ref(ref, op)
-    value = ref.read_value().detach().clone()
-    idx = _t(indices, "indices").to(torch.int64).reshape(-1)
-    n = value.shape[0]
-    if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= n):
-        raise InvalidArgumentError(None, None, f"{op}: indices {idx.tolist()} out of range "
-                                   f"[0, {n}) of `ref`'s first dimension.")
-    upd = convert_to_tensor(updates, dtype_hint=value.dtype, name="updates")
-    upd = upd.to(value.dtype) if isinstance(upd, Tensor) else torch.as_tensor(upd,
-                                                                              dtype=value.dtype)
-    want = (idx.numel(),) + tuple(value.shape[1:])
-    try:
-        upd = torch.broadcast_to(upd, tuple(_t(indices, "indices").shape) + tuple(
-            value.shape[1:])).reshape(want)
-    except RuntimeError:
-        raise InvalidArgumentError(
-            None, None, f"{op}: `updates` of shape {list(upd.shape)} must have shape "
-            f"indices.shape + ref.shape[1:] = {list(_t(indices, 'indices').shape) + list(value.shape[1:])}."
-        ) from None
-    if kind == "add":
-        value.index_add_(0, idx, upd)
-    elif kind == "sub":
-        value.index_add_(0, idx, -upd)
-    elif kind == "mul":
-        _index_reduce(value, idx, upd, "prod")
-    elif kind == "div":
-        for i, j in enumerate(idx.tolist()):
-            value[j] = value[j] / upd[i] if value.is_floating_point() else torch.div(
-                value[j], upd[i], rounding_mode="trunc")
-    elif kind == "min":
-        _index_reduce(value, idx, upd, "amin")
-    elif kind == "max":
-        _index_reduce(value, idx, upd, "amax")
-    else:
-        value[idx] = upd
-    ref.assign(value)
-    return ref
-
-
-def _scatter_fn(kind: str, use_locking_default: bool):
-    verb = {"add": "Adds", "sub": "Subtracts", "mul": "Multiplies", "div": "Divides",
-            "min": "Takes the minimum of", "max": "Takes the maximum of",
-            "update": "Assigns"}[kind]
-
-    def fn(ref: Any, indices: Any, updates: Any, use_locking: bool = use_locking_default,
-           name: str | None = None) -> Any:
-        return _scatter(f"scatter_{kind}", kind, ref, indices, updates)
-
-    fn.__name__ = fn.__qualname__ = f"scatter_{kind}"
-    fn.__doc__ = (f"{verb} sparse updates into the rows `indices` of the variable `ref` (TF1's "
-                  f"`tf.compat.v1.scatter_{kind}`; repeated indices all apply).\n\nReturns:\n"
-                  "    `ref`, updated in place.")
-    return fn
-
-
-scatter_add = _scatter_fn("add", False)
-scatter_sub = _scatter_fn("sub", False)
-scatter_mul = _scatter_fn("mul", False)
-scatter_div = _scatter_fn("div", False)
-scatter_min = _scatter_fn("min", False)
-scatter_max = _scatter_fn("max", False)
-scatter_update = _scatter_fn("update", True)
-
-
-def _scatter_nd(kind: str, use_locking_default: bool):
-    tf_fn = {"add": "tensor_scatter_nd_add", "sub": "tensor_scatter_nd_sub",
-             "update": "tensor_scatter_nd_update"}[kind]
-
-    def fn(ref: Any, indices: Any, updates: Any, use_locking: bool = use_locking_default,
-           name: str | None = None) -> Any:
-        ref = _ref(ref, f"scatter_nd_{kind}")
-        value = ref.read_value().detach()
-        ref.assign(getattr(tf, tf_fn)(value, indices, updates))
-        return ref
-
-    fn.__name__ = fn.__qualname__ = f"scatter_nd_{kind}"
-    fn.__doc__ = (f"Applies sparse `updates` at the N-D `indices` of the variable `ref` ({kind}; "
-                  f"TF1's `tf.compat.v1.scatter_nd_{kind}`).\n\nReturns:\n    `ref`, updated in "
-                  "place.")
-    return fn
-
-
-scatter_nd_add = _scatter_nd("add", False)
-scatter_nd_sub = _scatter_nd("sub", False)
-scatter_nd_update = _scatter_nd("update", True)
-
-
+# ----------------------------------------------------------------------- TF1 names of array ops
 def tensor_scatter_add(tensor: Any, indices: Any, updates: Any, name: str | None = None) -> Any:
     """TF1's name of `tf.tensor_scatter_nd_add`.
 
@@ -293,122 +201,6 @@ def batch_gather(params: Any, indices: Any, name: str | None = None) -> Any:
         raise ValueError("batch_gather: `indices` must have rank >= 1, got a scalar.")
     rank = idx.ndim
     return tf.gather(params, idx, axis=rank - 1, batch_dims=rank - 1)
-
-
-def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
-                         name: str | None = None) -> Any:
-    """Updates the variable `ref` at `indices` within each batch (TF1's
-    `tf.compat.v1.batch_scatter_update`): `ref[i..., indices[i..., j]] = updates[i..., j]`.
-
-    Returns:
-        `ref`, updated in place.
-    """
-    op = "batch_scatter_update"
-    ref = _ref(ref, op)
-    idx = _t(indices, "indices").to(torch.int64)
-    value = ref.read_value().detach()
-    if idx.ndim < 1 or tuple(value.shape[: idx.ndim - 1]) != tuple(idx.shape[:-1]):
-        raise ValueError(f"{op}: `indices` of shape {list(idx.shape)} must match `ref`'s "
-                         f"batch dimensions {list(value.shape[: max(idx.ndim - 1, 0)])}.")
-    grids = torch.meshgrid(*[torch.arange(d) for d in idx.shape], indexing="ij")
-    full = torch.stack(list(grids[:-1]) + [idx], dim=-1)
-    ref.assign(tf.tensor_scatter_nd_update(value, full, updates))
-    return ref
-
-
-def decode_csv(records: Any, record_defaults: Any, field_delim: str = ",",
-               use_quote_delim: bool = True, name: str | None = None, na_value: str = "",
-               select_cols: Any = None) -> list[Any]:
-    """Converts CSV records to tensors, one per column (TF1's `tf.compat.v1.decode_csv`:
-    `tf.io.decode_csv` with TF1's argument order).
-
-    Returns:
-        A list of tensors, one per column, typed by `record_defaults`.
-    """
-    return tf.io.decode_csv(records, record_defaults, field_delim, use_quote_delim, na_value,
-                            select_cols)
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _json_get(obj: dict, *names: str) -> Any:
-    for n in names:
-        if n in obj:
-            return obj[n]
-    return None
-
-
-def _encode_feature(feature: dict) -> bytes:
-    """One tf.train.Feature as TF's JSON-to-binary converter writes it (repeated scalars
-    unpacked, in the JSON's order)."""
-    import base64
-    import struct
-
-    out = b""
-    bl = _json_get(feature, "bytesList", "bytes_list")
-    if bl is not None:
-        out += _field(1, b"".join(_field(1, base64.b64decode(v)) for v in
-                                  (_json_get(bl, "value") or [])))
-    fl = _json_get(feature, "floatList", "float_list")
-    if fl is not None:
-        values = b""
-        for v in _json_get(fl, "value") or []:
-            f = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.get(v, v)
-            values += b"\x0d" + struct.pack("<f", float(f))
-        out += _field(2, values)
-    il = _json_get(feature, "int64List", "int64_list")
-    if il is not None:
-        out += _field(3, b"".join(b"\x08" + _varint(int(v)) for v in
-                                  (_json_get(il, "value") or [])))
-    return out
-
-
-def decode_json_example(json_examples: Any, name: str | None = None) -> np.ndarray:
-    """Converts JSON-encoded `tf.train.Example` records (protobuf's JSON mapping) to binary
-    protocol buffer strings (TF1's `tf.compat.v1.decode_json_example`; byte-identical to TF's:
-    repeated values unpacked, features in the JSON's order).
-
-    Returns:
-        An object array of `bytes` (serialized Examples) of `json_examples`' shape.
-    """
-    from google.protobuf import json_format
-
-    array = np.asarray(json_examples, dtype=object)
-    out = np.empty(array.shape, dtype=object)
-    flat_in, flat_out = array.reshape(-1), out.reshape(-1)
-    for i, text in enumerate(flat_in.tolist()):
-        text = text.decode("utf-8") if isinstance(text, bytes) else str(text)
-        try:
-            json_format.Parse(text, tf.train.Example())  # validates against the schema
-            record = json.loads(text)
-        except (json_format.ParseError, json.JSONDecodeError) as e:
-            raise InvalidArgumentError(None, None, f"decode_json_example: Error while parsing "
-                                       f"JSON record {i} ({text[:60]!r}): {e}") from None
-        features = _json_get(record, "features")
-        data = b""
-        if features is not None:
-            entries = b""
-            for key, feature in (_json_get(features, "feature") or {}).items():
-                entries += _field(1, _field(1, key.encode("utf-8"))
-                                  + _field(2, _encode_feature(feature)))
-            data = _field(1, entries)
-        flat_out[i] = data
-    return out
 
 
 def sparse_mask(a: Any, mask_indices: Any, name: str | None = None) -> Any:
@@ -472,26 +264,6 @@ def verify_tensor_all_finite(t: Any = None, msg: Any = None, name: str | None = 
         raise ValueError("verify_tensor_all_finite: pass `t` (or `x`).")
     return tf.debugging.check_numerics(t, "" if msg is None else str(msg))
 
-
-def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
-    """Increments the integer variable `ref` until it reaches `limit` (TF1's
-    `tf.compat.v1.count_up_to`).
-
-    Returns:
-        The value of `ref` before the increment.
-
-    Raises:
-        OutOfRangeError: `ref` has reached `limit`.
-    """
-    ref = _ref(ref, "count_up_to")
-    old = ref.read_value().detach().clone()
-    if old.is_floating_point():
-        raise TypeError(f"count_up_to: `ref` must be an int32 or int64 variable, got "
-                        f"{dtype_name(old.dtype)}.")
-    if int(old) >= int(limit):
-        raise OutOfRangeError(None, None, f"count_up_to: Reached limit of {int(limit)}.")
-    ref.assign(old + 1)
-    return old
 
 
 def dimension_value(dimension: Any) -> int | None:
