@@ -11,61 +11,43 @@ position in the batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec
+from torchestimator._ragged._ops import stack_rows
+from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator._type_spec import SparseTensorSpec
-from torchestimator.data.columns import col_shape, col_stack
-from torchestimator.data.dataset import Dataset, UnaryDataset
-from torchestimator.data.streams import ElementStream, iter_elements
-from torchestimator.data.structure import (
-    flat_specs,
-    flatten,
-    map_structure,
-    to_component,
-    with_flat_specs,
+from torchestimator.data._composite_batching import (
+    CompositeBatchDataset,
+    CompositeSlicesDataset,
+    Stacker,
+    descends_from,
+    has_instance,
 )
+from torchestimator.data.dataset import Dataset
+from torchestimator.data.structure import flat_specs
 
 
 def has_sparse(structure: Any) -> bool:
     """True when a nest of values holds a SparseTensor."""
-    if isinstance(structure, dict):
-        return any(has_sparse(v) for v in structure.values())
-    if isinstance(structure, tuple):
-        return any(has_sparse(v) for v in structure)
-    return isinstance(structure, SparseTensor)
+    return has_instance(structure, SparseTensor)
 
 
 def batches_sparse(dataset: Dataset) -> bool:
     """True when `dataset` descends from `from_tensor_slices` of a SparseTensor and its
     elements have sparse components (so `batch` uses SparseBatchDataset). Elements that a
     `map` makes sparse are batched by `Dataset.batch`'s own stacking (columns.col_stack)."""
-    seen, todo, found = set(), [dataset], False
-    while todo and not found:
-        d = todo.pop()
-        if id(d) in seen:
-            continue
-        seen.add(id(d))
-        found = isinstance(d, (SparseSlicesDataset, SparseBatchDataset))
-        todo.extend(getattr(d, "_inputs", ()))
-    return found and any(isinstance(s, SparseTensorSpec)
-                         for s in flat_specs(dataset.element_spec))
+    return (descends_from(dataset, (SparseSlicesDataset, SparseBatchDataset))
+            and any(isinstance(s, SparseTensorSpec) for s in flat_specs(dataset.element_spec)))
 
 
 def sparse_spec(value: SparseTensor) -> SparseTensorSpec:
     """The `SparseTensorSpec` of a SparseTensor value."""
     return SparseTensorSpec.from_value(value)
-
-
-def _is_ragged(value: Any) -> bool:
-    from torchestimator._ragged._tensor import RaggedTensor
-
-    return isinstance(value, RaggedTensor)
 
 
 def _take_values(values: Any, index: torch.Tensor) -> Any:
@@ -119,132 +101,48 @@ def stack_sparse(elements: list[SparseTensor], where: str = "batch") -> SparseTe
                                     values, dense_shape)
 
 
-def _to_structure(value: Any, where: str = "tensors") -> Any:
-    if isinstance(value, dict):
-        return type(value)((k, _to_structure(v, f"{where}[{k!r}]")) for k, v in value.items())
-    if isinstance(value, tuple):
-        return tuple(_to_structure(v, f"{where}[{i}]") for i, v in enumerate(value))
-    if isinstance(value, SparseTensor) or _is_ragged(value):
-        return value
-    return to_component(value, where)
-
-
-class SparseSlicesDataset(Dataset):
+class SparseSlicesDataset(CompositeSlicesDataset):
     """Slices of tensors, SparseTensors (and RaggedTensors) along their first dimension
     (`from_tensor_slices` given a SparseTensor): a slice of a SparseTensor is a SparseTensor
     of one rank less."""
 
-    def __init__(self, tensors: Any):
-        super().__init__()
-        self._structure = _to_structure(tensors)
-        sizes = []
-        for c in flatten(self._structure):
-            if isinstance(c, SparseTensor):
-                sizes.append(c.shape[0] if c.shape else None)
-            elif _is_ragged(c):
-                sizes.append(c._nrows())
-            else:
-                sizes.append((col_shape(c) or (None,))[0])
-        if None in sizes:
-            raise ValueError("from_tensor_slices: a component is a scalar; every component "
-                             "needs at least one dimension to slice")
-        if len(set(sizes)) > 1:
-            raise ValueError(f"from_tensor_slices: all components must have the same size in "
-                             f"their first dimension; received sizes {sizes}")
-        self._n = sizes[0]
-        self._rows: list | None = None
+    _keep = (SparseTensor, RaggedTensor)
 
-    def _columns(self) -> list:
-        if self._rows is None:
-            self._rows = [unstack_sparse(c) if isinstance(c, SparseTensor) else c
-                          for c in flatten(self._structure)]
-        return self._rows
+    def _nrows(self, c: Any) -> int | None:
+        if isinstance(c, SparseTensor):
+            return c.shape[0] if c.shape else None
+        return super()._nrows(c)
 
-    def _open(self):
-        cols = self._columns()
-        return ElementStream([c[i] for c in cols] for i in range(self._n))
+    def _slice_column(self, c: Any) -> Any:
+        return unstack_sparse(c) if isinstance(c, SparseTensor) else c
 
-    def _compute_spec(self):
-        def spec(c: Any) -> Any:
-            if isinstance(c, SparseTensor):
-                return SparseTensorSpec(c.shape[1:], c.dtype)
-            if _is_ragged(c):
-                from torchestimator._ragged._spec import RaggedTensorSpec
-
-                return RaggedTensorSpec(c.shape[1:], c.dtype, c.ragged_rank - 1,
-                                        c.row_splits_dtype)
-            if isinstance(c, torch.Tensor):
-                return TensorSpec(col_shape(c)[1:], c.dtype)
-            from torchestimator._dtypes import string
-
-            return TensorSpec(col_shape(c)[1:], string)
-        return map_structure(spec, self._structure)
-
-    def _compute_cardinality(self) -> int:
-        return self._n
+    def _component_spec(self, c: Any) -> Any:
+        if isinstance(c, SparseTensor):
+            return SparseTensorSpec(c.shape[1:], c.dtype)
+        return super()._component_spec(c)
 
 
-class SparseBatchDataset(UnaryDataset):
+class SparseBatchDataset(CompositeBatchDataset):
     """`Dataset.batch` of elements with sparse components: each sparse component becomes a
     batched SparseTensor (dense shape [batch, *largest]); ragged components become
     RaggedTensors and dense components are stacked."""
 
-    def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool):
-        super().__init__((input_dataset,))
-        self._batch_size = batch_size
-        self._drop_remainder = drop_remainder
-
-    def _open(self):
-        kinds = [type(s).__name__ for s in flat_specs(self._input.element_spec)]
-        return ElementStream(self._batches(iter_elements(self._input._open()), kinds))
-
-    def _batches(self, elements: Iterator[list], kinds: list[str]) -> Iterator[list]:
-        pending: list = []
-        for e in elements:
-            pending.append(e)
-            if len(pending) == self._batch_size:
-                yield self._stack(pending, kinds)
-                pending = []
-        if pending and not self._drop_remainder:
-            yield self._stack(pending, kinds)
-
-    def _stack(self, elements: list[list], kinds: list[str]) -> list:
-        out = []
-        for j, kind in enumerate(kinds):
-            comps = [e[j] for e in elements]
+    def _stackers(self) -> list[Stacker | None]:
+        out: list[Stacker | None] = []
+        for j, s in enumerate(flat_specs(self._input.element_spec)):
+            kind = type(s).__name__
             if kind == "SparseTensorSpec":
-                out.append(stack_sparse(comps, f"batch (component {j})"))
+                out.append((stack_sparse, f"batch (component {j})"))
             elif kind == "RaggedTensorSpec":
-                from torchestimator._ragged._ops import stack_rows
-
-                out.append(stack_rows(comps))
+                out.append((stack_rows, torch.int64))
             else:
-                shapes = {tuple(col_shape(c)) for c in comps}
-                if len(shapes) > 1:
-                    raise ValueError(
-                        f"Cannot batch tensors with different shapes in component {j}: "
-                        f"{sorted(shapes)}. Use ragged_batch or padded_batch")
-                out.append(col_stack(comps))
+                out.append(None)
         return out
 
-    def _compute_spec(self):
-        size = self._batch_size if self._drop_remainder else None
-        specs = []
-        for s in flat_specs(self._input.element_spec):
-            shape = None if s.shape is None or getattr(s.shape, "rank", 0) is None else \
-                list(s.shape.as_list() if hasattr(s.shape, "as_list") else s.shape)
-            batched = None if shape is None else [size, *shape]
-            if isinstance(s, SparseTensorSpec):
-                specs.append(SparseTensorSpec(batched, s.dtype))
-            elif type(s).__name__ == "RaggedTensorSpec":
-                specs.append(type(s)(batched, s.dtype, s.ragged_rank + 1, s.row_splits_dtype))
-            else:
-                specs.append(TensorSpec(None if batched is None else tuple(batched), s.dtype))
-        return with_flat_specs(self._input.element_spec, specs)
-
-    def _compute_cardinality(self) -> int:
-        n = self._input._compute_cardinality()
-        if n < 0:
-            return n
-        b = self._batch_size
-        return n // b if self._drop_remainder else -(-n // b)
+    def _batched_spec(self, s: Any, shape: list | None, size: int | None) -> Any:
+        batched = None if shape is None else [size, *shape]
+        if isinstance(s, SparseTensorSpec):
+            return SparseTensorSpec(batched, s.dtype)
+        if type(s).__name__ == "RaggedTensorSpec":
+            return type(s)(batched, s.dtype, s.ragged_rank + 1, s.row_splits_dtype)
+        return TensorSpec(None if batched is None else tuple(batched), s.dtype)
