@@ -82,16 +82,54 @@ def test_pad_to_cardinality_matches_tf():
     assert str(e.value) == TF["pad_to_cardinality_err"]["message"]
 
 
-def test_ragged_batching_gives_ragged_tensors_and_sparse_batching_is_refused():
+def test_ragged_batching_gives_ragged_tensors():
     tokens = tf.data.Dataset.from_tensor_slices(["a b", "c"]).map(tf.strings.split)
     for ds in (tokens.ragged_batch(2),
                tokens.apply(tf.data.experimental.dense_to_ragged_batch(2))):
         assert repr(ds.element_spec) == TF["ragged_batch_spec"]  # what TF gives
         assert [b.to_list() for b in ds] == [[[b"a", b"b"], [b"c"]]]
-    for call in (lambda: tokens.sparse_batch(2, [4]),
-                 lambda: tokens.apply(tf.data.experimental.dense_to_sparse_batch(2, [4]))):
-        with pytest.raises(NotImplementedError, match="padded_batch"):
-            call()
+
+
+def _parts(b):
+    return b.indices.numpy().tolist(), np.asarray(b.values).tolist(), b.dense_shape.numpy().tolist()
+
+
+def test_sparse_batch_gives_sparse_tensors_of_the_row_shape():
+    # the values TF 2.15 gives for these programs
+    tokens = tf.data.Dataset.from_tensor_slices(["a b", "c", "d e f"]).map(tf.strings.split)
+    for ds in (tokens.sparse_batch(2, [4]),
+               tokens.apply(tf.data.experimental.dense_to_sparse_batch(2, [4]))):
+        assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([None, 4]), tf.string)"
+        got = [_parts(b) for b in ds]
+        assert got[0][0] == [[0, 0], [0, 1], [1, 0]] and got[0][2] == [2, 4]
+        assert [v.decode() if isinstance(v, bytes) else v for v in got[1][1]] == ["d", "e", "f"]
+        assert got[1][2] == [1, 4]
+    ds = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x, 2], x)).sparse_batch(3, [5, 2])
+    assert repr(ds.element_spec) == "SparseTensorSpec(TensorShape([None, 5, 2]), tf.int64)"
+    first, second = [_parts(b) for b in ds]
+    assert first[1] == [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3] and first[2] == [3, 5, 2]
+    assert first[0][:4] == [[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0, 1]]
+    assert second[2] == [1, 5, 2] and len(second[0]) == 8
+    zeros_kept = tf.data.Dataset.from_tensor_slices([[1, 0], [0, 3]]).sparse_batch(2, [2])
+    assert [_parts(b) for b in zeros_kept] == [([[0, 0], [0, 1], [1, 0], [1, 1]], [1, 0, 0, 3],
+                                                [2, 2])]
+    scalars = tf.data.Dataset.range(1, 3).sparse_batch(2, [])
+    assert [_parts(b) for b in scalars] == [([[0], [1]], [1, 2], [2])]
+
+
+def test_sparse_batch_errors_are_tfs():
+    longer = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x))
+    with pytest.raises(tf.errors.DataLossError, match=r"shape \(\[3\]\) that is larger than "
+                                                      r"the row shape \(\[2\]\)"):
+        list(longer.sparse_batch(2, [2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"incompatible with the row shape "
+                                                             r"\(\[2,3\]\)"):
+        list(longer.sparse_batch(2, [2, 3]))
+    with pytest.raises(TypeError, match=r"single component.*\(tf.int32, tf.int32\)|"
+                                        r"single component.*\(tf.int64, tf.int64\)"):
+        tf.data.Dataset.from_tensor_slices(([[1, 0]], [1])).sparse_batch(2, [2])
+    with pytest.raises(ValueError, match="row_shape"):
+        longer.sparse_batch(2, [-1])
 
 
 def test_specs_and_numpy_iterator():

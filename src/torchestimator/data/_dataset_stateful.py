@@ -165,10 +165,14 @@ class StatefulMixin:
         return ragged_batch(self, batch_size, drop_remainder, row_splits_dtype)
 
     def sparse_batch(self, batch_size: int, row_shape: Any, name: str | None = None) -> Dataset:
-        """Not supported: dataset components cannot be SparseTensors here. Raises
-        NotImplementedError pointing to `padded_batch`."""
-        raise NotImplementedError(
-            "Dataset.sparse_batch: dataset elements here are dense tensors and strings, not "
-            "tf.SparseTensor. Use dataset.padded_batch(batch_size, padded_shapes=row_shape) "
-            "and treat the padding as the missing values."
+        """Combines consecutive elements into `tf.SparseTensor`s (TF's `sparse_batch`).
+
+        Each element must have rank len(`row_shape`) and be at most `row_shape` in every
+        dimension; a batch is a SparseTensor of dense shape [batch, *row_shape] holding every
+        entry of its elements (zeros included). The dataset must have one component.
+        """
+        from torchestimator.data.sparse_batching import (  # lazy: sparse_batching imports dataset
+            DenseToSparseBatchDataset,
         )
+
+        return DenseToSparseBatchDataset(self, as_int("batch_size", batch_size, 1), row_shape)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._dtypes import TensorSpec
+from torchestimator._dtypes import TensorSpec, dtype_name
 from torchestimator._ragged._ops import stack_rows
 from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator._sparse_tensor import SparseTensor
@@ -28,8 +28,10 @@ from torchestimator.data._composite_batching import (
     descends_from,
     has_instance,
 )
+from torchestimator.data.columns import col_shape
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.structure import flat_specs
+from torchestimator.errors import DataLossError, InvalidArgumentError
 
 
 def has_sparse(structure: Any) -> bool:
@@ -146,3 +148,71 @@ class SparseBatchDataset(CompositeBatchDataset):
         if type(s).__name__ == "RaggedTensorSpec":
             return type(s)(batched, s.dtype, s.ragged_rank + 1, s.row_splits_dtype)
         return TensorSpec(None if batched is None else tuple(batched), s.dtype)
+
+
+def _row_shape(row_shape: Any) -> list[int]:
+    """`row_shape` (a TensorShape, list or int64 vector) as a list of non-negative ints."""
+    dims = getattr(row_shape, "as_list", None)
+    values = dims() if callable(dims) else row_shape
+    if isinstance(values, torch.Tensor | np.ndarray):
+        values = values.tolist()
+    if isinstance(values, int):
+        values = [values]
+    out = []
+    for d in list(values):
+        d = getattr(d, "value", d)
+        if d is None or int(d) < 0:
+            raise ValueError(f"sparse_batch: row_shape must hold non-negative sizes, the dense "
+                             f"shape of one row; received row_shape={list(values)}")
+        out.append(int(d))
+    return out
+
+
+def dense_rows_to_sparse(elements: list, row_shape: list[int]) -> SparseTensor:
+    """One SparseTensor of dense shape [len(elements), *row_shape] holding every entry of each
+    element (TF's `sparse_batch`: zeros too); element i's entries are prefixed by i."""
+    rank = len(row_shape)
+    idx, values = [], []
+    for i, e in enumerate(elements):
+        shape = list(col_shape(e))
+        if len(shape) != rank:
+            raise InvalidArgumentError(
+                f"Input element had shape ({shape}) that is incompatible with the row shape "
+                f"({row_shape}).".replace(", ", ","))
+        if any(d > r for d, r in zip(shape, row_shape)):
+            raise DataLossError(
+                f"Input element had shape ({shape}) that is larger than the row shape "
+                f"({row_shape}).".replace(", ", ","))
+        grid = torch.cartesian_prod(*[torch.arange(d) for d in shape]) if rank > 1 else \
+            torch.arange(shape[0]).reshape(-1, 1) if rank == 1 else torch.zeros(1, 0)
+        n = int(np.prod(shape)) if rank else 1
+        grid = grid.reshape(n, rank).to(torch.int64)
+        idx.append(torch.cat([torch.full((n, 1), i, dtype=torch.int64), grid], 1))
+        flat = e.reshape(-1) if isinstance(e, torch.Tensor | np.ndarray) else \
+            np.asarray(e).reshape(-1)
+        values.append(flat)
+    dense_shape = torch.tensor([len(elements), *row_shape], dtype=torch.int64)
+    return SparseTensor._from_parts(torch.cat(idx), _cat_values(values), dense_shape)
+
+
+class DenseToSparseBatchDataset(CompositeBatchDataset):
+    """`Dataset.sparse_batch(batch_size, row_shape)`: consecutive elements of one component,
+    of rank len(row_shape) and at most row_shape in each dimension, become one SparseTensor of
+    dense shape [batch, *row_shape]."""
+
+    def __init__(self, input_dataset: Dataset, batch_size: int, row_shape: Any):
+        specs = flat_specs(input_dataset.element_spec)
+        if len(specs) != 1 or isinstance(specs[0], SparseTensorSpec) or \
+                type(specs[0]).__name__ == "RaggedTensorSpec":
+            types = ", ".join(f"tf.{dtype_name(s.dtype)}" for s in specs)
+            raise TypeError("`dense_to_sparse_batch` requires an input dataset whose elements "
+                            "have a single component, but the given dataset has the following "
+                            f"component types: ({types}).")
+        super().__init__(input_dataset, batch_size, False)
+        self._row_shape = _row_shape(row_shape)
+
+    def _stackers(self) -> list[Stacker | None]:
+        return [(dense_rows_to_sparse, self._row_shape)]
+
+    def _batched_spec(self, s: Any, shape: list | None, size: int | None) -> Any:
+        return SparseTensorSpec([None, *self._row_shape], s.dtype)

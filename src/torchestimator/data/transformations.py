@@ -206,8 +206,8 @@ def dense_to_ragged_batch(batch_size: int, drop_remainder: bool = False,
 
 
 def dense_to_sparse_batch(batch_size: int, row_shape: Any) -> Transformation:
-    """Not supported (no SparseTensor components): applying it raises NotImplementedError
-    that points to `padded_batch`."""
+    """A transformation batching elements into `tf.SparseTensor`s of dense shape
+    [batch, *row_shape] (the same as `Dataset.sparse_batch`)."""
     return lambda ds: ds.sparse_batch(batch_size, row_shape)
 
 
