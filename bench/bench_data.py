@@ -1,13 +1,13 @@
 """Benchmark of tf.data's CSV input (issue 18, W4) against PyArrow, and of in-memory pipelines.
 
     python bench/bench_data.py                   # W4 table: 1M-row CSV, 5 interleaved reps (~2 min)
-    python bench/bench_data.py --csv ../shared/anchors/_data/csv_1m.csv   # the anchors' file
+    python bench/bench_data.py --csv table.csv   # a file of the layout below, instead of a new one
     python bench/bench_data.py --rows 200000 --reps 3 --no-in-memory      # a quick run
     python bench/bench_data.py --baseline-src /tmp/old/src               # also an older checkout
     python bench/bench_data.py --big             # also peak memory on a file 10x larger
 
 W4 reads a CSV of 10 float, 3 string (vocabularies of 10, 100 and 10,000) and 2 int columns
-plus a 0/1 label (the layout of `../shared/anchors/_data/csv_1m.csv`; written to a temporary
+plus a 0/1 label (the layout of the W4 anchor file, `csv_1m.csv`; written to a temporary
 directory unless `--csv` names a file) into batches of 1024, to the end. Each job runs in a
 fresh process, jobs interleaved, `--reps` times; the table shows medians of:
 

@@ -8,7 +8,7 @@
 3. y = W.x + b on 100 rows, `fit(batch_size=100, epochs=1000, verbose=0)`: microseconds per
    step vs a hand-written loop, with `loss='mse'`, with a Python loss function
    `my_loss(y_true, y_pred) = 0.5 * tf.reduce_mean(tf.square(y_pred - y_true))`, and W3 as
-   the anchors (`../shared/anchors/w3_linreg_overhead`) and issue 18 measure it: a Python
+   the W3 anchor (`w3_linreg_overhead`) and issue 18 measure it: a Python
    `half_mse` reduced per sample, SGD(0.001), a user callback, vs their `torch_raw.py` loop
    (goal <= 1.5 x the loop);
 4. one `__call__` of a built Dense(10) layer on a [32, 20] float32 tensor: nested inside
@@ -208,7 +208,7 @@ def torch_linreg_us(epochs, loss="mse"):
 
 
 def half_mse(y_true, y_pred):
-    """The anchors' W3 loss (`../shared/anchors/w3_linreg_overhead`): per-sample, then reduced."""
+    """The W3 anchor's loss (`w3_linreg_overhead`): per-sample, then reduced."""
     return 0.5 * tf.reduce_mean(tf.square(y_pred - y_true), axis=-1)
 
 

@@ -1,7 +1,7 @@
 """Reading Parquet files with PyArrow, a record batch at a time.
 
-`read_parquet_file` streams `ParquetFile.iter_batches`, so memory holds about
-one row group, never the whole file. Columns become components as the CSV
+`read_parquet_file` streams `ParquetFile.iter_batches` one row group at a time, so
+memory holds about one row group, never the whole file. Columns become components as the CSV
 reader makes them (numeric -> torch tensors, strings -> numpy arrays of str);
 nulls are filled with 0 / "" / False, the defaults `make_csv_dataset` infers.
 
@@ -162,9 +162,14 @@ def read_parquet_file(path: str, layout: ParquetLayout) -> Iterator[Block]:
         )
     types = layout.types
     with pq.ParquetFile(arrow_input(path, "")) as f:
-        for rb in f.iter_batches(batch_size=_ROWS_PER_READ, columns=layout.names):
-            if not rb.num_rows:
-                continue
-            by_name = {n: rb.column(i) for i, n in enumerate(rb.schema.names)}
-            cols = [_component(by_name[layout.names[j]], types[j]) for j in layout.order]
-            yield Block(cols, rb.num_rows)
+        # One reader per row group: pyarrow's reader over all the row groups at once keeps
+        # memory that grows with the file (its pool's peak reached the file's size: 185 MB
+        # for a 3M-row, 180 MB file), while a row group's reader frees it at its end.
+        for group in range(f.num_row_groups):
+            for rb in f.iter_batches(batch_size=_ROWS_PER_READ, row_groups=[group],
+                                     columns=layout.names):
+                if not rb.num_rows:
+                    continue
+                by_name = {n: rb.column(i) for i, n in enumerate(rb.schema.names)}
+                cols = [_component(by_name[layout.names[j]], types[j]) for j in layout.order]
+                yield Block(cols, rb.num_rows)
