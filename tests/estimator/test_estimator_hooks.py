@@ -187,22 +187,24 @@ def test_nan_tensor_hook_without_failing_requests_stop(tmp_path):
     assert log.count(("before_run",)) == 2
 
 
-def test_nan_tensor_hook_deferred_check_on_accelerators(tmp_path):
-    """A loss on an accelerator is folded into a device flag and read every N steps; forced
-    here on the CPU."""
+def test_nan_tensor_hook_deferred_check_on_accelerators(tmp_path, monkeypatch):
+    """A loss on an accelerator is folded into a device flag (the loop's deferred checks) and
+    read at the loop's flush every N steps; forced here on the CPU."""
+    from torchestimator._engine import loop
+
     est = make(tmp_path)
     est.train(input_fn(), steps=2)
     x = X.copy()
-    x[10] = np.nan
+    x[10] = np.nan  # in the second batch (step 1)
     log: list = []
     hook = tf.estimator.NanTensorHook("loss", fail_on_nan_loss=False)
     hook._deferred = True
-    hook._CHECK_EVERY_N_STEPS = 3
+    monkeypatch.setattr(loop, "CHECK_EVERY_N_STEPS", 3)
     est.evaluate(input_fn(8, x=x), hooks=[hook, Recorder(log, fetch_step=False)])
-    assert log.count(("before_run",)) == 3  # found at the first check, after 3 steps
+    assert log.count(("before_run",)) == 4  # read at the flush of step 3, stopped at its end
     fail = tf.estimator.NanTensorHook("loss")
     fail._deferred = True
-    fail._CHECK_EVERY_N_STEPS = 100
+    monkeypatch.setattr(loop, "CHECK_EVERY_N_STEPS", 100)
     with pytest.raises(NanLossDuringTrainingError):  # read at the end at the latest
         est.evaluate(input_fn(8, x=x), hooks=[fail])
 

@@ -27,8 +27,9 @@ from torchestimator._engine.interrupts import StepGuard, interrupts_between_step
 
 _DONE = object()  # what the loop's generator gives when it has ended
 
-# Deferred value checks (a label out of range, a NaN label on an accelerator) are read back
-# on the first step, then every this many steps, and when the loop ends.
+# Deferred value checks (a label out of range, a NaN label or loss on an accelerator) are read
+# back on the first step, then every this many steps, and when the loop ends; the hooks flush
+# them too where they read values back anyway (a log line) and before a checkpoint is written.
 CHECK_EVERY_N_STEPS = 100
 # Tests set this to make the CPU behave as an accelerator does (checks deferred, not read back).
 DEFER_CHECKS_ON_CPU = False

@@ -103,14 +103,15 @@ def test_fit_trains_under_a_mixed_policy_on_cpu(name):
     assert model.predict(x[:4], verbose=0).dtype == np.float32
 
 
-@pytest.mark.filterwarnings("ignore:CUDA is not available")
-def test_step_autocast_only_on_cuda_under_a_mixed_policy():
-    assert isinstance(step_autocast("cpu", mp.Policy("mixed_bfloat16")), type(step_autocast("cpu")))
-    assert not isinstance(step_autocast("cpu", mp.Policy("mixed_bfloat16")), torch.autocast)
-    assert not isinstance(step_autocast("cuda", mp.Policy("float32")), torch.autocast)
-    assert not isinstance(step_autocast("cuda", mp.Policy("float16")), torch.autocast)  # no float32 variables
-    context = step_autocast("cuda", mp.Policy("mixed_bfloat16"))
+def test_step_autocast_on_every_device_with_an_autocast_under_a_mixed_policy():
+    context = step_autocast("cpu", mp.Policy("mixed_bfloat16"))
     assert isinstance(context, torch.autocast) and context.fast_dtype == torch.bfloat16
+    assert not isinstance(step_autocast("cpu", mp.Policy("float32")), torch.autocast)
+    assert not isinstance(step_autocast("cpu", mp.Policy("float16")), torch.autocast)  # no float32 variables
+    assert not isinstance(step_autocast("meta", mp.Policy("mixed_bfloat16")), torch.autocast)  # none there
+    if torch.cuda.is_available():
+        context = step_autocast("cuda", mp.Policy("mixed_bfloat16"))
+        assert isinstance(context, torch.autocast) and context.fast_dtype == torch.bfloat16
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine import loop
 from torchestimator.estimator.hooks.session_run_hook import SessionRunArgs, SessionRunHook
 
 logger = logging.getLogger("torchestimator")
@@ -91,12 +92,15 @@ class NanTensorHook(SessionRunHook):
     `NanLossDuringTrainingError` ("NaN loss during training.") when `fail_on_nan_loss`, else
     requests a stop.
 
-    A loss on the CPU is checked after every step, as TF does. A loss on an
-    accelerator is folded into an on-device flag every step and the flag is read
-    every `_CHECK_EVERY_N_STEPS` steps, so the loop does not wait for the device.
-    Either way the loss is checked before every checkpoint save, so a checkpoint is
-    never written from a model that has diverged: the last checkpoint stays the last
-    good one.
+    A loss on the CPU is checked after every step, as TF does. A loss on an accelerator is
+    checked through the training loop's deferred checks (`_engine.loop.defer_check`): each
+    step folds `isnan(loss)` into an on-device flag without waiting for the device, and the
+    flag is read at the loop's next flush point -- every `loop.CHECK_EVERY_N_STEPS` steps, a
+    logging hook's line, a checkpoint save, the end of training -- where the error is raised
+    (or, with `fail_on_nan_loss=False`, the stop requested at the next step's end). A
+    checkpoint is never written from a model that has diverged: the checks are flushed, and
+    the loss of the step being saved read, before every save; the last checkpoint stays the
+    last good one.
 
     Under a distribution strategy the hook checks the loss reduced over the
     replicas (it rode along the step's gradient all-reduce, and is on the CPU): a
@@ -104,6 +108,7 @@ class NanTensorHook(SessionRunHook):
     step instead of some waiting for the others in the next all-reduce.
     """
 
+    # Kept for compatibility: the loop's `CHECK_EVERY_N_STEPS` sets how often deferred checks are read.
     _CHECK_EVERY_N_STEPS = 100
 
     _model_fn_attributes = ("_loss",)
@@ -111,16 +116,12 @@ class NanTensorHook(SessionRunHook):
     def __init__(self, loss_tensor: Any = "loss", fail_on_nan_loss: bool = True):
         self._loss = loss_tensor
         self._fail = fail_on_nan_loss
-        self._deferred: bool | None = None
-        self._flag: Any = None
-        self._since_check = 0
+        self._deferred: bool | None = None  # None: deferred where the loop defers (not the CPU)
         self._session: Any = None
         self._diverged = False
 
     def after_create_session(self, session: Any, coord: Any) -> None:
         self._session = session
-        self._flag = None
-        self._since_check = 0
         self._diverged = False
         if hasattr(session, "add_pre_save_check"):
             session.add_pre_save_check(self._check_before_save)
@@ -148,40 +149,60 @@ class NanTensorHook(SessionRunHook):
         if run_context is not None:
             run_context.request_stop()
 
+    def _verdict(self, nan: torch.Tensor) -> Exception | None:
+        """The deferred check's verdict, on the host: the error to raise (None: no NaN, or
+        `fail_on_nan_loss=False`, which requests the stop at the next step's end instead)."""
+        if self._diverged or not bool(nan):
+            return None
+        self._diverged = True
+        logger.error("Model diverged with loss = NaN.")
+        return NanLossDuringTrainingError() if self._fail else None
+
+    def _defers(self, value: Any) -> bool:
+        if self._deferred is not None:
+            return self._deferred and isinstance(value, torch.Tensor)
+        return isinstance(value, torch.Tensor) and loop.defers_checks(value.device)
+
+    def before_run(self, run_context: Any) -> None:
+        if self._diverged and not self._fail:  # a flush point found the NaN after the last step
+            run_context.request_stop()
+        return None
+
     def after_run(self, run_context: Any, run_values: Any) -> None:
+        if self._diverged:  # found by a flush since the last step (fail_on_nan_loss=False)
+            run_context.request_stop()
+            return
         value = self._current_loss(run_context.session)
-        if self._deferred is None:
-            self._deferred = isinstance(value, torch.Tensor) and value.device.type != "cpu"
-        if not self._deferred:
+        if not self._defers(value):
             if self._is_nan_now(value):
                 self._diverge(run_context)
             return
-        nan = torch.isnan(value.detach()).any()
-        self._flag = nan if self._flag is None else self._flag | nan
-        self._since_check += 1
-        if self._since_check >= self._CHECK_EVERY_N_STEPS:
-            self._since_check = 0
-            if bool(self._flag):
-                self._diverge(run_context)
+        loop.defer_check(("NanTensorHook", id(self)), (torch.isnan(value.detach()).any(),),
+                         _either, self._verdict)
 
     def _check_before_save(self) -> bool:
         """Run by the session before each checkpoint save: False (or the error) if the loss of
         any step so far, this one included, was NaN."""
-        if self._diverged:
-            return False
+        if not self._diverged:
+            loop.flush_deferred_checks()  # raises NanLossDuringTrainingError on a recorded NaN
         session = self._session
-        nan = self._flag is not None and bool(self._flag)
-        if not nan and session is not None and session.spec is not None:
-            nan = self._is_nan_now(self._current_loss(session))
-        if nan:
-            self._diverge()
-            logger.warning("Not saving a checkpoint at step %d: the loss is NaN.", session.global_step)
+        if not self._diverged and session is not None and session.spec is not None:
+            if self._is_nan_now(self._current_loss(session)):  # this step's, not recorded yet
+                self._diverge()
+        if self._diverged:
+            step = session.global_step if session is not None else "?"
+            logger.warning("Not saving a checkpoint at step %s: the loss is NaN.", step)
             return False
         return True
 
     def end(self, session: Any) -> None:
-        if self._flag is not None and not self._diverged and bool(self._flag):
-            self._diverge()
+        if not self._diverged:
+            loop.flush_deferred_checks()
+
+
+def _either(old: tuple, new: tuple) -> tuple:
+    """Combines two deferred NaN flags."""
+    return (old[0] | new[0],)
 
 
 def _tag_order(tensors: Any) -> tuple[list[str], dict]:
@@ -237,6 +258,7 @@ class LoggingTensorHook(SessionRunHook):
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
         if self._should_trigger:
+            loop.flush_deferred_checks()  # a log line reads values back: the deferred checks too
             elapsed, _ = self._timer.update_last_triggered_step(self._iter)
             self._log(run_values.results, elapsed)
         self._iter += 1
@@ -348,7 +370,10 @@ class CheckpointSaverHook(SessionRunHook):
             listener.end(session, step)
 
     def _save(self, session: Any, step: int) -> bool:
-        """Saves a checkpoint; returns True if a listener asked to stop."""
+        """Saves a checkpoint; returns True if a listener asked to stop. The training loop's
+        deferred checks (labels out of range, a NaN loss on an accelerator) are read first and
+        raise before anything is written: a failed step never lands in the checkpoint dir."""
+        loop.flush_deferred_checks()
         logger.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)

@@ -22,6 +22,7 @@ from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator._ops import nest
 from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
+from torchestimator.keras.engine._device_moves import StepPlacement
 from torchestimator.keras.engine._jit_compile import compiled_forward as _compiled_forward
 from torchestimator.keras.engine._jit_compile import forget_compiled
 from torchestimator.keras.engine._trainer_methods import BatchMethods, ModelFiles
@@ -39,6 +40,10 @@ from torchestimator.keras.engine.data_adapter import (
     make_data,
     pack_x_y_sample_weight,
     unpack_x_y_sample_weight,
+)
+from torchestimator.keras.mixed_precision._grad_scaler import (
+    loss_scaled_for_float16,
+    scaled_torch_step,
 )
 
 # Keras 2.15 raises "Unexpected result of `train_function` (Empty logs)..." when fit's first
@@ -80,7 +85,7 @@ def _concat(batches: list) -> Any:
     return batches
 
 
-class Trainer(BatchMethods, ModelFiles):
+class Trainer(StepPlacement, BatchMethods, ModelFiles):
     """The mixin that gives `Model` Keras' training and inference methods (the `*_on_batch`
     methods and the model-file methods are in `_trainer_methods.py`)."""
 
@@ -101,6 +106,8 @@ class Trainer(BatchMethods, ModelFiles):
         self._compile_config: dict | None = None
         self._optimizer_built_for: int = -1
         self._loss_sources: list | None = None
+        self._step_autocast: Any = None  # the forward's autocast while a mixed model's steps run
+        self._grad_scaler: Any = None  # a torch optimizer's loss scaling under mixed_float16
 
     # ------------------------------------------------------------------ compile
     def compile(
@@ -145,7 +152,8 @@ class Trainer(BatchMethods, ModelFiles):
                 "steps_per_execution must be a positive integer or 'auto'; received "
                 f"{steps_per_execution!r}"
             )
-        self.optimizer = _loss_scaled_for_float16(self, optimizers.get(optimizer))
+        self.optimizer = loss_scaled_for_float16(self, optimizers.get(optimizer))
+        self._grad_scaler = None
         self._optimizer_built_for = -1
         # a torch loss module is what compile got, not a child of the model (its buffers are
         # no weights of the model's state_dict)
@@ -255,7 +263,16 @@ class Trainer(BatchMethods, ModelFiles):
 
     # ------------------------------------------------------------------ steps
     def _forward(self, x: Any, training: bool) -> Any:
-        """`self(x, training=training)` (through `torch.compile` with `jit_compile=True`)."""
+        """`self(x, training=training)` (through `torch.compile` with `jit_compile=True`), under
+        `torch.autocast` to the compute dtype while the steps of a mixed-precision model run
+        (`mixed_precision._autocast.model_precision`)."""
+        autocast = self._step_autocast
+        if autocast is not None:
+            with autocast():
+                return self._forward_in_dtype(x, training)
+        return self._forward_in_dtype(x, training)
+
+    def _forward_in_dtype(self, x: Any, training: bool) -> Any:
         if self._jit_compile:
             return _compiled_forward(self, x, training)
         # `training=` is given as the call context's flag, which is what the argument sets for
@@ -286,6 +303,10 @@ class Trainer(BatchMethods, ModelFiles):
             self._optimizer_built_for = len(weights)
         if self._optimizer_built_for == 0 and not loss.requires_grad:
             return  # no trainable weights: as TF's, applying no gradients is a no-op
+        scaler = self._grad_scaler
+        if scaler is not None and scaler[0] == loss.device.type:
+            scaled_torch_step(scaler[1], scaler[2], loss, self.optimizer)
+            return
         scaled = getattr(self.optimizer, "get_scaled_loss", None)  # a LossScaleOptimizer
         loop.optimize(loss if scaled is None else scaled(loss), self.optimizer)
 
@@ -312,21 +333,6 @@ class Trainer(BatchMethods, ModelFiles):
         return self._forward(x, training=False)
 
     # ------------------------------------------------------------------ helpers
-    def _training_device(self) -> torch.device:
-        if self._device is None:
-            self._device = loop.default_device()
-        return self._device
-
-    def _place(self) -> torch.device:
-        device = self._training_device()
-        first = next(iter(self.parameters()), None)
-        if first is not None and first.device != device:
-            self.to(device)
-            if self.optimizer is not None and getattr(self.optimizer, "_built", False):
-                self.optimizer.build(self.trainable_weights)
-        self._build_device = device
-        return device
-
     def _callback_list(self, callbacks: Any, verbose: int, epochs: int, steps: int | None,
                        add_history: bool) -> Any:
         from torchestimator.keras.callbacks import CallbackList
@@ -433,7 +439,7 @@ class Trainer(BatchMethods, ModelFiles):
                 bx, by, bsw = unpack_x_y_sample_weight(batch)
                 return _step(pack_x_y_sample_weight(bx, by, apply_class_weight(by, bsw, class_weight)))
         # one writer per directory the callbacks write; Ctrl-C between steps for every epoch
-        with contextlib.ExitStack() as locks, interrupts_between_steps():
+        with contextlib.ExitStack() as locks, interrupts_between_steps(), self._mixed_precision(device):
             hold_locks(locks, [lock for c in cbs.callbacks
                                for lock in getattr(c, "_write_locks", list)()], "Model.fit")
             cbs.on_train_begin()
@@ -497,7 +503,8 @@ class Trainer(BatchMethods, ModelFiles):
         events = _CallbackEvents(self, callbacks, "test") if callbacks is not None else None
         if callbacks is not None:
             callbacks.on_test_begin()
-        made = loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
+        with self._mixed_precision(device):
+            made = loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
         if made == 0:
             raise ValueError(_EMPTY_EVALUATE.format(what=what))
         parallel = self._data_parallel()
@@ -565,8 +572,9 @@ class Trainer(BatchMethods, ModelFiles):
             return {"outputs": out}
 
         cbs.on_predict_begin()
-        loop.run_steps(step, data, _CallbackEvents(self, cbs, "predict"), device=device,
-                       grad_enabled=False)
+        with self._mixed_precision(device):
+            loop.run_steps(step, data, _CallbackEvents(self, cbs, "predict"), device=device,
+                           grad_enabled=False)
         cbs.on_predict_end()
         if not outputs:
             raise ValueError("predict() received no data: the input is empty.")
@@ -592,15 +600,3 @@ def _should_validate(epoch: int, validation_freq: Any) -> bool:
             raise ValueError(f"validation_freq must be >= 1; received {validation_freq}")
         return (epoch + 1) % validation_freq == 0
     return (epoch + 1) in validation_freq
-
-
-def _loss_scaled_for_float16(model: Any, optimizer: Any) -> Any:
-    """`optimizer`, wrapped in a `LossScaleOptimizer` when `model`'s dtype policy is
-    'mixed_float16' (as Keras' compile does); a torch optimizer or a wrapped one as it is."""
-    from torchestimator.keras.mixed_precision import LossScaleOptimizer
-    from torchestimator.keras.optimizers import Optimizer
-
-    if (getattr(model, "_dtype_policy_name", None) == "mixed_float16"
-            and isinstance(optimizer, Optimizer)):
-        return LossScaleOptimizer(optimizer)
-    return optimizer
