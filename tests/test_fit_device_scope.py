@@ -55,9 +55,9 @@ def test_fit_under_tf_device_gpu_after_a_fit_on_the_cpu():
             model.fit(_X, _Y, batch_size=8, epochs=1, verbose=0)
         assert_on_device(model, CPU, "model")
         with tf.device("/GPU:0"):  # no CUDA here: the accelerator TORCHESTIMATOR_DEVICE names
-            # shuffle=False: the data adapter's shuffle indexes host arrays with indices made
-            # on torch's default device, which tf.device('/GPU:0') sets (a data_adapter issue)
-            model.fit(_X, _Y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+            # shuffled: the permutation indexes the host arrays, so it is drawn on the host
+            # (tf.device sets torch's default device)
+            model.fit(_X, _Y, batch_size=8, epochs=1, verbose=0, shuffle=True)
         assert_on_device(model, device, "model")
         assert_on_device(model.optimizer, device, "optimizer")
 

@@ -199,3 +199,16 @@ def test_float32_and_bfloat16_take_no_grad_scaler():
         x, y = _data(32)
         model.fit(x, y, verbose=0)
         assert model._grad_scaler is None
+
+
+def test_the_on_batch_methods_run_under_the_policys_autocast():
+    mp.set_global_policy("mixed_bfloat16")
+    model = _model()
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    x, y = _data(32)
+    model.train_on_batch(x, y)
+    model.test_on_batch(x, y)
+    out = model.predict_on_batch(x)
+    assert SEEN["matmul"] == {torch.bfloat16}  # without autocast: a dtype error
+    assert SEEN["out"] == {torch.float32} and out.dtype == np.float32
+    assert all(w.dtype == np.float32 for w in model.get_weights())

@@ -90,3 +90,37 @@ def test_wide_and_deep_trains_under_mixed_bfloat16(tmp_path):
         dnn_hidden_units=[8], model_dir=str(tmp_path), config=_config())
     estimator.train(input_fn, steps=30)
     assert np.isfinite(estimator.evaluate(input_fn, steps=2)["loss"])
+
+
+def test_model_fn_runs_under_the_policys_autocast_in_every_mode(tmp_path):
+    """A custom op of model_fn (`x @ w` on a float32 variable) computes in the compute dtype
+    under 'mixed_bfloat16', as TF's float16/bfloat16 layers read their weights; the variables
+    stay float32 and the optimizer step runs outside autocast."""
+    seen = []
+
+    def model_fn(features, labels, mode):
+        w = tf.compat.v1.get_variable("w", shape=(6, 1), initializer=tf.zeros_initializer())
+        product = features["x"] @ w
+        seen.append((mode, torch.is_autocast_enabled("cpu"), product.dtype, w.dtype))
+        logits = tf.cast(product, tf.float32)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+        loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
+            labels=tf.cast(labels, tf.float32), logits=logits))
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    mp.set_global_policy("mixed_bfloat16")
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=_config())
+    est.train(_input_fn(), steps=3)
+    est.evaluate(_input_fn(repeat=False), steps=1)
+    next(iter(est.predict(_input_fn(repeat=False))))
+    modes = {m for m, *_ in seen}
+    assert modes == {"train", "eval", "infer"}
+    assert all(on and dtype == torch.bfloat16 and wd == torch.float32 for _, on, dtype, wd in seen)
+    assert est.get_variable_value("w").dtype == np.float32
+    mp.set_global_policy("float32")
+    seen.clear()
+    est.train(_input_fn(), steps=1)
+    assert seen and not any(on for _, on, *_ in seen) and seen[0][2] == torch.float32

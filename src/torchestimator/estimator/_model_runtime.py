@@ -40,6 +40,7 @@ from torchestimator.estimator._session import HookRunner, Session
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.keras.mixed_precision._autocast import step_autocast
 
 logger = logging.getLogger("torchestimator")
 
@@ -186,7 +187,7 @@ class ModelRuntime:
         loads the checkpoint (or warm-starts); returns that call's EstimatorSpec."""
         features, labels = _inputs.split_batch(first_batch, mode)
         try:
-            with torch.set_grad_enabled(mode == ModeKeys.TRAIN):
+            with torch.set_grad_enabled(mode == ModeKeys.TRAIN), step_autocast(self.device):
                 spec = self.call_model_fn(features, labels, mode)
         except Exception as e:
             # As TF, a model_fn taking labels gets None when input_fn yields features only (the

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine import loop
 from torchestimator._engine.loop import StepEvents
 from torchestimator.estimator._spec_hooks import SpecHooks
 from torchestimator.estimator.hooks.session_run_hook import (
@@ -100,6 +101,7 @@ class Session:
                         checkpoint_basename: str = "model.ckpt") -> str | None:
         """Writes a checkpoint at the current global step into `checkpoint_dir` (default:
         model_dir); returns its path, or None when a pre-save check refused the save."""
+        loop.flush_deferred_checks()  # a failed deferred check raises before anything is written
         for check in self._pre_save_checks:
             if not check():
                 return None

@@ -43,6 +43,7 @@ from torchestimator.estimator.hooks._progress import ProgressHook, progress_enab
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
+from torchestimator.keras.mixed_precision._autocast import step_autocast
 from torchestimator.train import _global_step
 
 logger = logging.getLogger("torchestimator")
@@ -293,10 +294,12 @@ class Estimator:
             sync = gradient_sync.NONE  # the strategy's GradientSync while its averaging is open (below)
 
             host, batches, device = HostFeatures.batches(run, parallel)
+            forward_precision = step_autocast(self._runtime.device)
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.TRAIN)
-                spec = call_model_fn(features, labels, ModeKeys.TRAIN)
+                with forward_precision:  # the global mixed policy's autocast (else a no-op)
+                    spec = call_model_fn(features, labels, ModeKeys.TRAIN)
                 if host.learning:
                     host.learn(features)
                 train_op = spec.train_op
@@ -413,10 +416,12 @@ class Estimator:
             call_model_fn = runtime.call_model_fn
 
             host, batches, device = HostFeatures.batches(run, runtime.parallel)
+            forward_precision = step_autocast(self._runtime.device)
 
             def step_fn(batch: Any) -> Any:
                 features, labels = _inputs.split_batch(batch, ModeKeys.EVAL)
-                spec = call_model_fn(features, labels, ModeKeys.EVAL)
+                with forward_precision:  # the global mixed policy's autocast (else a no-op)
+                    spec = call_model_fn(features, labels, ModeKeys.EVAL)
                 if host.learning:
                     host.learn(features)
                 loss = spec.loss.detach().to(torch.float64)
@@ -502,10 +507,12 @@ class Estimator:
             call_model_fn = self._runtime.call_model_fn
 
             host, batches, device = HostFeatures.batches(run, self._runtime.parallel)
+            forward_precision = step_autocast(self._runtime.device)
 
             def step_fn(batch: Any) -> Any:
                 features, _ = _inputs.split_batch(batch, ModeKeys.PREDICT)
-                spec = call_model_fn(features, None, ModeKeys.PREDICT)
+                with forward_precision:
+                    spec = call_model_fn(features, None, ModeKeys.PREDICT)
                 if host.learning:
                     host.learn(features)
                 session.spec = spec

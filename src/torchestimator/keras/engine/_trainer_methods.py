@@ -57,7 +57,8 @@ class BatchMethods:
             self.reset_metrics()
         self.train()
         batch = loop.to_device(pack_x_y_sample_weight(x, y, sample_weight), device)
-        logs = to_python_logs(self.train_step(batch))
+        with self._mixed_precision(device):
+            logs = to_python_logs(self.train_step(batch))
         return self._format_batch_logs(logs, return_dict)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
@@ -69,7 +70,7 @@ class BatchMethods:
             self.reset_metrics()
         self.eval()
         batch = loop.to_device(pack_x_y_sample_weight(x, y, sample_weight), device)
-        with torch.no_grad():
+        with torch.no_grad(), self._mixed_precision(device):
             logs = to_python_logs(self.test_step(batch))
         return self._format_batch_logs(logs, return_dict)
 
@@ -77,7 +78,7 @@ class BatchMethods:
         """Returns the model's outputs for a single batch, as numpy."""
         device = self._place()
         self.eval()
-        with torch.no_grad():
+        with torch.no_grad(), self._mixed_precision(device):
             out = self.predict_step((loop.to_device(x, device),))
         return nest.map_structure(
             lambda t: t.detach().cpu().numpy() if isinstance(t, torch.Tensor) else t, out

@@ -215,7 +215,8 @@ class ArrayData:
         # One batch holding every sample (full-batch training): a permutation would only reorder
         # the rows inside it, which no loss, metric or gradient of `fit` depends on beyond the
         # order of float summation, so none is drawn (it cost W3 ~14 us of a ~215 us epoch).
-        order = torch.randperm(n) if self.shuffle and n > bs else None
+        # on the host: the arrays it indexes are there (a `tf.device` block sets torch's default)
+        order = torch.randperm(n, device="cpu") if self.shuffle and n > bs else None
         x, y, sw = self.x, self.y, self.sample_weight
         ids = self.class_ids
         if order is None and n <= bs and skip <= 0 and n:
