@@ -35,6 +35,12 @@
    on uvloop; grpc.aio, one channel per client), so that it never shares
    the server's interpreter lock.
 
+5. `--request_cpu`: the server's own CPU per request, in process on one
+   thread (thread CPU time, best of 7 rounds, so a busy machine does not
+   inflate it): REST `RestApi.handle` and gRPC `PredictionApi.predict` (request
+   parsing included), with the model, with the model call replaced by a
+   constant answer (the serving code alone), and the model call alone.
+
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
 `--export_base` names an existing base directory.
@@ -117,6 +123,68 @@ def in_process(export_dir: str) -> list[tuple[str, float]]:
                      rate(lambda e=examples: predict(examples=e))))
         rows.append((f"call_on_features batch {batch}",
                      rate(lambda c=columns: predict.call_on_features(c))))
+    return rows
+
+
+def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
+    """(label, CPU us) per request of the server's own work, in this process on this thread
+    (thread CPU time, best of 7 rounds: what a shared machine's load does not inflate):
+    `RestApi.handle` of a b64 Example `:predict` and `PredictionApi.predict` of a DT_STRING
+    PredictRequest (parsing included), with the real model call, with the model call
+    replaced by a constant answer (the serving code alone), and the model call alone."""
+    import torch  # lazy: the load generator (this script with --_load) imports no torch
+
+    from torchestimator.serving import _grpc, _rest  # lazy: as torch
+    from torchestimator.serving import _serving_protos as pb  # lazy: as torch
+    from torchestimator.serving._versions import ModelVersions  # lazy: as torch
+
+    torch_threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # (as `serve` runs it)
+    models = ModelVersions("iris", base, poll_seconds=0)
+    models.start()
+    rest, grpc_api = _rest.RestApi({"iris": models}), _grpc.PredictionApi({"iris": models})
+    example = serialized([ROW])[0]
+    body = json.dumps({"signature_name": "predict", "instances": [
+        {"b64": base64.b64encode(example).decode()}]}).encode()
+    request = pb.PredictRequest()
+    request.model_spec.name, request.model_spec.signature_name = "iris", "predict"
+    tensor = request.inputs["examples"]
+    tensor.dtype = 7
+    tensor.tensor_shape.dim.add(size=1)
+    tensor.string_val.append(example)
+    data = request.SerializeToString()
+    signature = models.get(None).signatures["predict"]
+    examples = np.array([example], dtype=object)
+    answer = signature(examples=examples)
+    real = _rest._call
+
+    def constant(signature, inputs, deadline=None):
+        return answer
+
+    cases = [("model call alone: signatures['predict'](examples=...)",
+              lambda: signature(examples=examples), real)]
+    for label, call in (("real model", real), ("constant answer", constant)):
+        cases.append((f"REST :predict handle ({label})", lambda: rest.handle(
+            "POST", "/v1/models/iris:predict", body, time.monotonic() + 10), call))
+        cases.append((f"gRPC Predict incl. parsing ({label})", lambda: grpc_api.predict(
+            pb.PredictRequest.FromString(data), time.monotonic() + 10), call))
+    rows = []
+    try:
+        for label, fn, call in cases:
+            _rest._call = _grpc._call = call
+            for _ in range(repeats // 4):
+                fn()
+            best = float("inf")
+            for _ in range(7):
+                start = time.thread_time()
+                for _ in range(repeats):
+                    fn()
+                best = min(best, time.thread_time() - start)
+            rows.append((label, best / repeats * 1e6))
+    finally:
+        _rest._call = _grpc._call = real
+        models.stop()
+        torch.set_num_threads(torch_threads)
     return rows
 
 
@@ -560,6 +628,10 @@ def main() -> None:
                         help="batch_timeout_micros of the batched rows (default 1000)")
     parser.add_argument("--max_batch_size", type=int, default=64,
                         help="max_batch_size of the batched rows (default 64)")
+    parser.add_argument("--request_cpu", action="store_true",
+                        help="the server's CPU per request in process (thread CPU time, which a "
+                        "shared machine's load does not inflate): REST and gRPC, real model and "
+                        "constant answer (see 5.)")
     parser.add_argument("--_big_answer", help=argparse.SUPPRESS)
     parser.add_argument("--_load", help=argparse.SUPPRESS)
     parser.add_argument("--_port", type=int, help=argparse.SUPPRESS)
@@ -587,6 +659,11 @@ def main() -> None:
         for label, per_second in in_process(version_dir):
             print(f"{label:<52}{per_second:>12,.0f}{1e6 / per_second:>10.0f}")
 
+    if args.request_cpu:
+        print("\nServer CPU per request in process (thread CPU time, best of 7 x 1000; "
+              "batch 1, one serialized Example)")
+        for label, us in request_cpu(base):
+            print(f"{label:<60}{us:>10.1f} us")
     if args.rows:
         big_answers(version_dir, args.rows)
     if args.skip_rest:

@@ -126,14 +126,28 @@ class RestApp:
         self._pending_large += large
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(executor, self._api.handle, method, path, body, deadline)
+        # (asyncio.wait_for's semantics without its waiter future and callbacks per request:
+        # past the timeout the future is cancelled; a queued request then never runs)
+        expired: list[bool] = []
+        timer = None
+        if self._timeout is not None:
+            def expire() -> None:
+                expired.append(True)
+                future.cancel()
+
+            timer = loop.call_later(self._timeout, expire)
         try:
-            return await asyncio.wait_for(future, self._timeout)
-        except asyncio.TimeoutError:
+            return await future
+        except asyncio.CancelledError:
+            if not expired:
+                raise
             return 504, _error_body(
                 f"Request timed out after {self._timeout * 1000:.0f} ms "
                 "(--rest_api_timeout_in_ms); its work is stopped at its next step. Send fewer "
                 "instances per request, or raise the timeout")
         finally:
+            if timer is not None:
+                timer.cancel()
             self._pending -= 1
             self._pending_large -= large
 

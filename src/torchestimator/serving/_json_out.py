@@ -29,9 +29,11 @@ import numpy as np
 
 from torchestimator.serving._errors import RequestError
 from torchestimator.serving._json_tensor import (
+    _short,
     _string_leaf,
     float32_for_json,
     output_to_json,
+    row_batch_size,
     to_numpy,
 )
 
@@ -189,8 +191,6 @@ def columnar_json(outputs: Mapping[str, Any], max_bytes: int | None = None) -> b
 def row_json(outputs: Mapping[str, Any], max_bytes: int | None = None) -> bytes:
     """The bytes of `outputs_to_row_json(outputs)` as the server writes them; a 413 when
     they would exceed `max_bytes` (the same 400s for outputs without a common batch)."""
-    from torchestimator.serving._json_tensor import outputs_to_row_json, row_batch_size
-
     arrays = {n: to_numpy(v) for n, v in outputs.items()}
     batch = row_batch_size(arrays)
     check_value_count(arrays, max_bytes)
@@ -198,7 +198,10 @@ def row_json(outputs: Mapping[str, Any], max_bytes: int | None = None) -> bytes:
         (name, array), = arrays.items()
         return _check_size(b'{"predictions": ' + tensor_json(name, array) + b"}", max_bytes)
     if batch <= _SMALL or not all(_fast(a) and a.size for a in arrays.values()):
-        return _check_size(_dumps(outputs_to_row_json(arrays)), max_bytes)
+        # (outputs_to_row_json's document, from the arrays converted once)
+        columns = [_json_values(n, a) for n, a in arrays.items()]
+        rows = [dict(zip(arrays, row)) for row in zip(*columns)]
+        return _check_size(_dumps({"predictions": rows}), max_bytes)
     chunks = []
     size = 0
     for start in range(0, batch, _ROW_CHUNK):
@@ -208,6 +211,20 @@ def row_json(outputs: Mapping[str, Any], max_bytes: int | None = None) -> bytes:
             raise too_large(size, max_bytes, exact=False)
         chunks.append(chunk)
     return _check_size(b'{"predictions": [' + b", ".join(chunks) + b"]}", max_bytes)
+
+
+def _json_values(name: str, array: np.ndarray) -> Any:
+    """`output_to_json(name, array)` for a numpy `array`: the common small numeric outputs
+    (a batch of vectors or scalars) formatted without the general path's per-call work."""
+    kind = array.dtype.kind
+    if kind in "iub":
+        return array.tolist()
+    if kind == "f" and array.dtype.itemsize <= 4 and 1 <= array.ndim <= 2:
+        values = array.astype(np.float32, copy=False).tolist()
+        if array.ndim == 1:
+            return [_short(v) for v in values]
+        return [[_short(v) for v in row] for row in values]
+    return output_to_json(name, array)
 
 
 def _row_chunk(arrays: Mapping[str, np.ndarray]) -> bytes:

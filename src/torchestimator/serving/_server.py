@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -394,7 +395,14 @@ def _app_from_settings(settings: dict[str, Any]) -> RestApp:
     torch.set_num_threads(intra if intra > 0 else 1)
     if inter > 0:
         torch.set_num_interop_threads(inter)
-    return create_app(**settings)
+    app = create_app(**settings)
+    # The modules and the loaded models live as long as the server: moved out of the
+    # collector's generations, a full collection no longer walks them (hundreds of ms with
+    # the GIL held, at random requests). A version unloaded later unfreezes them
+    # (`Servable._unload`), so its reference cycles are still collected.
+    gc.collect()
+    gc.freeze()
+    return app
 
 
 def app_from_environment() -> RestApp:
