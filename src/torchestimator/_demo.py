@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import torchestimator as tf
+
 #: The three flowers the tutorial predicts, and their species.
 PREDICT_X = {
     "SepalLength": [5.1, 5.9, 6.9],
@@ -56,7 +58,6 @@ def run(model_dir: str | None = None, steps: int = 2000,
       A `DemoResult`. A model trained for a few steps predicts poorly; the export must
       predict what the Estimator predicts whatever the steps.
     """
-    import torchestimator as tf
 
     if steps < 1:
         raise ValueError(f"demo: steps must be a positive number of training steps, got {steps}")

@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from torchestimator import _dtypes
 from torchestimator._ops import convert as _convert
 from torchestimator._type_spec import TypeSpec, _dtype_repr, as_shape
 
@@ -118,8 +119,6 @@ class IndexedSlicesSpec(TypeSpec):
 
     def __init__(self, shape: Any = None, dtype: Any = torch.float32, indices_dtype: Any = torch.int64,
                  dense_shape_dtype: Any = None, indices_shape: Any = None):
-        from torchestimator import _dtypes
-
         self._shape = as_shape(shape)
         self._values_dtype = _dtypes.as_dtype(dtype)
         self._indices_dtype = _dtypes.as_dtype(indices_dtype)

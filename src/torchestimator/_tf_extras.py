@@ -17,6 +17,7 @@ import torch
 
 from torchestimator import _variable
 from torchestimator._ops import convert as _convert
+from torchestimator._ops import nest
 from torchestimator._refused import RefusedName, refuse, refused_module
 from torchestimator.compat.v1._refusals import REFUSED as _V1_REFUSED
 
@@ -120,8 +121,6 @@ def nondifferentiable_batch_function(num_batch_threads: int, max_batch_size: int
     def decorator(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def batched(*args: Any) -> Any:
-            from torchestimator._ops import nest
-
             outputs = fn(*args)
             return nest.map_structure(
                 lambda t: t.detach() if isinstance(t, torch.Tensor) else t, outputs)

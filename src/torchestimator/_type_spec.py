@@ -13,11 +13,14 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
+from torchestimator._sparse_tensor import SparseTensor
 
 
 def as_shape(shape: Any) -> Any:
     """A `tf.TensorShape` of `shape` (None: unknown rank)."""
-    from torchestimator._ops.creation._tensor_shape import TensorShape
+    from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+        TensorShape,
+    )
 
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
@@ -96,7 +99,9 @@ _NO_COMMON = object()
 
 
 def _is_shape(value: Any) -> bool:
-    from torchestimator._ops.creation._tensor_shape import TensorShape
+    from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+        TensorShape,
+    )
 
     return isinstance(value, TensorShape)
 
@@ -143,7 +148,6 @@ class SparseTensorSpec(TypeSpec):
     @property
     def value_type(self) -> type:
         """`tf.sparse.SparseTensor`."""
-        from torchestimator._sparse_tensor import SparseTensor
 
         return SparseTensor
 
@@ -178,7 +182,9 @@ class OptionalSpec(TypeSpec):
     @property
     def value_type(self) -> type:
         """`tf.experimental.Optional`."""
-        from torchestimator.data.optional import Optional
+        from torchestimator.data.optional import (  # lazy: upward dependency (_type_spec → data), loaded when used
+            Optional,
+        )
 
         return Optional
 
@@ -208,8 +214,9 @@ def type_spec_from_value(value: Any) -> TypeSpec:
     `tf.type_spec_from_value`): a `TensorSpec` for a tensor or anything convertible to one, a
     `SparseTensorSpec`, `RaggedTensorSpec`, `IndexedSlicesSpec`, `TensorArraySpec`,
     `OptionalSpec` (or the value's own `_type_spec`)."""
-    from torchestimator._sparse_tensor import SparseTensor
-    from torchestimator.data.optional import Optional
+    from torchestimator.data.optional import (  # lazy: upward dependency (_type_spec → data), loaded when used
+        Optional,
+    )
 
     if isinstance(value, TypeSpec):
         raise TypeError(f"type_spec_from_value expects a value, got the spec {value!r}.")
@@ -219,16 +226,22 @@ def type_spec_from_value(value: Any) -> TypeSpec:
         return SparseTensorSpec.from_value(value)
     if isinstance(value, Optional):
         return OptionalSpec.from_value(value)
-    from torchestimator._ragged._tensor import RaggedTensor
+    from torchestimator._ragged._tensor import (  # lazy: upward dependency (_type_spec → _ragged), loaded when used
+        RaggedTensor,
+    )
 
     if isinstance(value, RaggedTensor):
-        from torchestimator._ragged._spec import RaggedTensorSpec
+        from torchestimator._ragged._spec import (  # lazy: _ragged._spec imports this module at load time
+            RaggedTensorSpec,
+        )
 
         return RaggedTensorSpec.from_value(value)
     spec = getattr(value, "_type_spec", None)
     if isinstance(spec, TypeSpec):
         return spec
-    from torchestimator._ops.convert import convert_to_tensor
+    from torchestimator._ops.convert import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+        convert_to_tensor,
+    )
 
     try:
         tensor = convert_to_tensor(value)

@@ -11,6 +11,7 @@ without recording gradients and return the variable (what `tf.group` takes).
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any
 
 import numpy as np
@@ -48,7 +49,6 @@ VARIABLE_CREATORS: list[Any] = []
 def _create_through_creators(make: Any, args: tuple, kwargs: dict) -> Any:
     """Calls the innermost creator as TF's `creator(next_creator, **kwargs)`; the outermost's
     `next_creator` makes the variable."""
-    import inspect
 
     bound = inspect.signature(Variable.__new__).bind(None, *args, **kwargs)
     bound.apply_defaults()

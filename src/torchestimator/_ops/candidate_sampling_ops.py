@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._ops import random_ops
 from torchestimator._ops.convert import convert_to_tensor
 
 
@@ -46,8 +47,6 @@ def create_rng_state(seed: int, alg: Any) -> np.ndarray:
 
 
 def _generator(seed: int | None) -> torch.Generator:
-    from torchestimator._ops import random_ops
-
     if seed is None and getattr(random_ops, "_global_seed", None) is None:
         return torch.default_generator
     g = torch.Generator()
@@ -143,7 +142,7 @@ def fixed_unigram_candidate_sampler(true_classes: Any, num_true: int, num_sample
     `num_reserved_ids` classes have probability 0; with `num_shards`, only the classes
     `c % num_shards == shard` of this shard."""
     if vocab_file:
-        from torchestimator.io import gfile
+        from torchestimator.io import gfile  # lazy: upward dependency (_ops → io), loaded when used
 
         with gfile.GFile(vocab_file, "r") as f:
             counts = [float(line.rsplit(",", 1)[-1]) for line in f.read().splitlines() if line.strip()]

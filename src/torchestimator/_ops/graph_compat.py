@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
 from torchestimator._ops.convert import convert_to_tensor
 from torchestimator._ops.name_scopes import current_name_scope
@@ -107,7 +108,6 @@ def grad_pass_through(f: Callable) -> Callable:
 def recompute_grad(f: Callable) -> Callable:
     """Wraps `f` so that its activations are recomputed in the backward pass instead of kept
     (gradient checkpointing, `torch.utils.checkpoint`)."""
-    from torch.utils.checkpoint import checkpoint
 
     @functools.wraps(f)
     def wrapped(*args: Any, **kwargs: Any) -> Any:

@@ -6,6 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import torch
+
+from torchestimator import _dtypes
 
 _NUMPY_TO_DT = {
     np.dtype(np.float32): 1, np.dtype(np.float64): 2, np.dtype(np.int32): 3, np.dtype(np.uint8): 4,
@@ -22,7 +25,9 @@ _VAL_FIELD = {1: "float_val", 2: "double_val", 3: "int_val", 4: "int_val", 5: "i
 
 
 def _proto_module() -> Any:
-    from tensorboard.compat.proto import tensor_pb2
+    from tensorboard.compat.proto import (  # lazy: heavy (tensorboard.compat.proto.tensor_pb2, 161 ms)
+        tensor_pb2,
+    )
 
     return tensor_pb2
 
@@ -30,12 +35,10 @@ def _proto_module() -> Any:
 def _numpy_dtype(dtype: Any) -> np.dtype | None:
     if dtype is None:
         return None
-    from torchestimator import _dtypes
 
     d = _dtypes.as_dtype(dtype)
     if d is _dtypes.string:
         return np.dtype(object)
-    import torch
 
     return np.dtype(torch.empty((), dtype=d).numpy().dtype)
 

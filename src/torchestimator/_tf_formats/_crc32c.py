@@ -12,14 +12,13 @@ import ctypes
 from typing import Any
 
 import google_crc32c
+from google_crc32c import _crc32c
 
 _MASK_DELTA = 0xA282EAD8
 
 
 def _c_extend() -> Any:
     try:
-        from google_crc32c import _crc32c  # the C extension, linked to libcrc32c
-
         function = ctypes.CDLL(_crc32c.__file__).crc32c_extend
     except (ImportError, OSError, AttributeError):
         return None

@@ -6,7 +6,9 @@ import os
 from typing import Any
 
 import numpy as np
+from safetensors import safe_open
 
+from torchestimator import _dtypes
 from torchestimator._tf_formats import engine_hooks
 from torchestimator._tf_formats.tensor_bundle import TensorBundle
 
@@ -14,8 +16,6 @@ __all__ = ["CheckpointReader", "load_checkpoint"]
 
 
 def _dtype(name: str) -> Any:
-    from torchestimator import _dtypes
-
     if name in ("qint8", "quint8", "qint16", "quint16", "qint32"):
         name = {"qint8": "int8", "quint8": "uint8", "qint16": "int16", "quint16": "uint16"}.get(name, "int32")
     return _dtypes.as_dtype(name)
@@ -31,7 +31,9 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix: str) -> None:
-        from torchestimator._engine import checkpoint as ckpt
+        from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+            checkpoint as ckpt,
+        )
 
         self._prefix = os.fspath(prefix)
         self._bundle: TensorBundle | None = None
@@ -63,7 +65,9 @@ class CheckpointReader:
         array of bytes). Raises KeyError (listing similar names) when there is none."""
         if self._bundle is not None:
             return self._bundle.get_tensor(name)
-        from torchestimator._engine import checkpoint as ckpt
+        from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+            checkpoint as ckpt,
+        )
 
         if name not in self._shapes:
             return ckpt.load_variable(self._prefix, name)  # raises KeyError naming similar names
@@ -90,7 +94,9 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
       ValueError: the directory holds no checkpoint.
       FileNotFoundError / ValueError: no checkpoint at the prefix, or it is corrupt.
     """
-    from torchestimator._engine import checkpoint as ckpt
+    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        checkpoint as ckpt,
+    )
 
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
@@ -104,7 +110,9 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
 def dtype_names(ckpt_dir_or_file: Any) -> dict[str, str]:
     """`{name: dtype name}` (`float32`, `int64`, `string`, ...) of the checkpoint at
     `ckpt_dir_or_file` (TF's format or ours), for `inspect-checkpoint`."""
-    from torchestimator._engine import checkpoint as ckpt
+    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        checkpoint as ckpt,
+    )
 
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
@@ -113,8 +121,6 @@ def dtype_names(ckpt_dir_or_file: Any) -> dict[str, str]:
         with TensorBundle(path) as bundle:
             return {n: bundle.dtype_name(n) for n in bundle.names()}
     try:
-        from safetensors import safe_open
-
         with safe_open(path + ckpt.TENSORS_SUFFIX, framework="pt") as f:
             return {n: _SAFETENSORS_DTYPES.get(str(f.get_slice(n).get_dtype()).upper(), "?") for n in f.keys()}
     except Exception:  # the listing itself reports an unreadable file

@@ -16,7 +16,9 @@ __all__ = ["SOURCE_FORMAT", "convert_checkpoint"]
 
 
 def _tf_prefixes(source: str) -> list[str]:
-    from torchestimator._engine import checkpoint as ckpt
+    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        checkpoint as ckpt,
+    )
 
     if not os.path.isdir(source):
         if not engine_hooks.is_tf(source):
@@ -54,7 +56,9 @@ def convert_checkpoint(source: str, output_dir: str) -> list[str]:
       ValueError: a TF checkpoint is corrupt (the message names the file and tensor), or
         `output_dir` already holds a checkpoint of the same name.
     """
-    from torchestimator._engine import checkpoint as ckpt
+    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        checkpoint as ckpt,
+    )
 
     source, output_dir = os.fspath(source), os.fspath(output_dir)
     prefixes = _tf_prefixes(source)

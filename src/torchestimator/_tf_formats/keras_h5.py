@@ -15,13 +15,17 @@ mean, moving variance), so the arrays are assigned as they are, shapes checked.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import warnings
+import zipfile
 from typing import Any
 
 import numpy as np
 import torch
+
+from torchestimator._tf_formats.keras_config import from_keras2_config
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 __all__ = ["is_hdf5", "load_keras_v3_weights", "load_model_h5", "load_weights_h5"]
@@ -38,7 +42,7 @@ def is_hdf5(path: str) -> bool:
 
 def _h5py() -> Any:
     try:
-        import h5py
+        import h5py  # lazy: optional extra (h5py)
     except ImportError as e:
         raise ImportError(
             "Reading Keras HDF5 files (.h5) needs h5py: pip install 'torchestimator[h5]'."
@@ -223,7 +227,9 @@ def load_weights_h5(model: Any, path: str, by_name: bool = False, skip_mismatch:
 
 
 def _compile(model: Any, training_config: dict, source: str) -> None:
-    from torchestimator.keras.saving import _registry
+    from torchestimator.keras.saving import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        _registry,
+    )
 
     optimizer = training_config.get("optimizer_config")
     try:
@@ -235,7 +241,7 @@ def _compile(model: Any, training_config: dict, source: str) -> None:
                                   "ema_overwrite_frequency")}
             optimizer = _registry.deserialize_keras_object(
                 {"class_name": optimizer["class_name"], "config": inner})
-        from torchestimator.keras.engine._compile_config import (
+        from torchestimator.keras.engine._compile_config import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
             deserialize_compile_args,
             unnest_single_output_metrics,
         )
@@ -256,9 +262,13 @@ def load_model_h5(path: str, custom_objects: dict | None = None, compile: bool =
     `safe_mode=False`: see `load_model`), within an allocation budget of the file's size, its
     weights loaded, and with `compile=True` compiled as its `training_config` says (the
     optimizer starts afresh). Errors name `path`."""
-    from torchestimator._tf_formats.keras_config import from_keras2_config
-    from torchestimator.keras.saving import _limits, _registry
-    from torchestimator.keras.saving.saving_lib import build_from_config
+    from torchestimator.keras.saving import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        _limits,
+        _registry,
+    )
+    from torchestimator.keras.saving.saving_lib import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        build_from_config,
+    )
 
     h5py = _h5py()
     with _registry.safe_mode_scope(safe_mode), h5py.File(path, "r") as f:
@@ -295,7 +305,6 @@ KERAS_ARCHIVE_WEIGHTS = "model.weights.h5"
 
 def is_keras2_archive(path: str) -> bool:
     """True when `path` is a Keras 2.13+ `.keras` zip (its weights in `model.weights.h5`)."""
-    import zipfile
 
     try:
         with zipfile.ZipFile(path) as archive:
@@ -311,12 +320,14 @@ def load_keras2_archive(path: str, custom_objects: dict | None = None, compile: 
     (`config.json`, `metadata.json`, `model.weights.h5`): the model rebuilt from its config (in
     safe mode unless `safe_mode=False`), its members read within the archive size limits, its
     weights loaded, compiled as its `compile_config` says (the optimizer starts afresh)."""
-    import io
-    import zipfile
 
-    from torchestimator._tf_formats.keras_config import from_keras2_config
-    from torchestimator.keras.saving import _limits, _registry
-    from torchestimator.keras.saving.saving_lib import build_from_config
+    from torchestimator.keras.saving import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        _limits,
+        _registry,
+    )
+    from torchestimator.keras.saving.saving_lib import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        build_from_config,
+    )
 
     h5py = _h5py()
     with zipfile.ZipFile(path) as archive:

@@ -21,7 +21,10 @@ from typing import Any
 import numpy as np
 import torch
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from tensorboard.compat.proto import trackable_object_graph_pb2
 
+from torchestimator._tf_formats.keras_config import from_keras2_config
+from torchestimator._tf_formats.keras_h5 import _compile
 from torchestimator._tf_formats.tensor_bundle import TensorBundle
 
 SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -84,7 +87,6 @@ def _object_graph_keys(bundle: TensorBundle) -> Any:
     proto) as TF's restore does; None when the checkpoint has no object graph."""
     if "_CHECKPOINTABLE_OBJECT_GRAPH" not in bundle.entries:
         return None
-    from tensorboard.compat.proto import trackable_object_graph_pb2
 
     graph = trackable_object_graph_pb2.TrackableObjectGraph.FromString(
         bundle.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").item())
@@ -143,10 +145,13 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
     `load_model`; within an allocation budget of the directory's size), its weights read from
     `variables/variables.index`, compiled as its training config says."""
     global _SavedMetadata
-    from torchestimator._tf_formats.keras_config import from_keras2_config
-    from torchestimator._tf_formats.keras_h5 import _compile
-    from torchestimator.keras.saving import _limits, _registry
-    from torchestimator.keras.saving.saving_lib import build_from_config
+    from torchestimator.keras.saving import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        _limits,
+        _registry,
+    )
+    from torchestimator.keras.saving.saving_lib import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
+        build_from_config,
+    )
 
     if _SavedMetadata is None:
         _SavedMetadata = _saved_metadata_class()

@@ -42,7 +42,9 @@ def _reduce_op(value: Any) -> ReduceOp:
 def _destination_device(destinations: Any, fallback: torch.device) -> torch.device:
     """The device a value reduced to `destinations` lands on: a device string, a tensor or
     variable (its device), a DistributedValues (its first value's device) or None (the value's)."""
-    from torchestimator.distribute._strategy import torch_device
+    from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
+        torch_device,
+    )
 
     if destinations is None:
         return fallback
@@ -144,7 +146,9 @@ class ReductionToOneDevice(CrossDeviceOps):
         self.accumulation_fn = accumulation_fn
 
     def _accumulate(self, values: list[torch.Tensor]) -> torch.Tensor:
-        from torchestimator.distribute._strategy import torch_device
+        from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
+            torch_device,
+        )
 
         if self.reduce_to_device is not None:
             device = torch_device(self.reduce_to_device)
@@ -212,7 +216,10 @@ def experimental_set_strategy(strategy: Any) -> None:
     `tf.distribute.experimental_set_strategy(strategy)`): `tf.distribute.get_strategy()` returns
     it until it is set to another or to None (back to the default). Must not be called
     inside a `strategy.scope()`."""
-    from torchestimator.distribute._strategy import Strategy, _stack
+    from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
+        Strategy,
+        _stack,
+    )
 
     stack = _stack()
     current = _GLOBAL_SCOPE["strategy"]

@@ -60,7 +60,9 @@ def implicit_strategy(config: Any) -> Any:
     if not cluster or "ps" not in cluster.jobs or config.task_type not in ("chief", "master", "worker"):
         return None
     if "strategy" not in _IMPLICIT:
-        from torchestimator.distribute._strategies import MultiWorkerMirroredStrategy
+        from torchestimator.distribute._strategies import (  # lazy: distribute._strategies imports this module at load time
+            MultiWorkerMirroredStrategy,
+        )
 
         _log.warning("TF_CONFIG has ps tasks: asynchronous parameter-server training runs as synchronous data "
                      "parallelism (MultiWorkerMirroredStrategy) on the chief and workers; ps tasks exit.")
@@ -70,8 +72,12 @@ def implicit_strategy(config: Any) -> Any:
 
 def leave_if_ps_task(config: Any) -> None:
     """A `ps` task of a TF_CONFIG cluster logs that it is not needed and exits with status 0."""
-    from torchestimator.distribute._cluster import ClusterPosition
-    from torchestimator.distribute._strategies import _leave_if_ps
+    from torchestimator.distribute._cluster import (  # lazy: distribute._cluster imports this module at load time
+        ClusterPosition,
+    )
+    from torchestimator.distribute._strategies import (  # lazy: distribute._strategies imports this module at load time
+        _leave_if_ps,
+    )
 
     _leave_if_ps(ClusterPosition(task_type=config.task_type, task_id=config.task_id))
 
@@ -254,7 +260,9 @@ class DataParallel:
     def replica_data(self, data: Any, synced: bool) -> Any:
         """This replica's part of every global batch of Keras' `data` (`synced`: a step runs
         only when every replica has a batch, for training)."""
-        from torchestimator.distribute._keras_replicas import ReplicaData
+        from torchestimator.distribute._keras_replicas import (  # lazy: distribute._keras_replicas imports this module at load time
+            ReplicaData,
+        )
 
         return ReplicaData(data, self, synced)
 
@@ -262,7 +270,9 @@ class DataParallel:
         """On a non-chief replica, leaves out the callbacks that write files (BackupAndRestore
         only restores)."""
         if not self.is_chief:
-            from torchestimator.distribute._keras_replicas import keep_chief_only_writers
+            from torchestimator.distribute._keras_replicas import (  # lazy: distribute._keras_replicas imports this module at load time
+                keep_chief_only_writers,
+            )
 
             keep_chief_only_writers(callbacks)
 

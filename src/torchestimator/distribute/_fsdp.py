@@ -65,7 +65,9 @@ _DTYPES = {"bfloat16": torch.bfloat16, "mixed_bfloat16": torch.bfloat16, "float1
 
 
 def _mixed_precision_policy(mixed_precision: Any) -> Any:
-    from torch.distributed.fsdp import MixedPrecisionPolicy
+    from torch.distributed.fsdp import (  # lazy: heavy (torch.distributed.fsdp, 1211 ms)
+        MixedPrecisionPolicy,
+    )
 
     if mixed_precision is None:
         return MixedPrecisionPolicy()
@@ -178,7 +180,7 @@ def _hook_dicts(module: torch.nn.Module) -> dict[str, dict]:
 def _fully_shard_keeping_hooks(module: torch.nn.Module, kwargs: dict) -> dict[str, dict]:
     """`fully_shard(module)`; returns the hooks it registered on `module` (by hook dict), so that
     they can be taken off while FSDP is not active and put back."""
-    from torch.distributed.fsdp import fully_shard
+    from torch.distributed.fsdp import fully_shard  # lazy: heavy (torch.distributed.fsdp, 1173 ms)
 
     before = {name: set(d) for name, d in _hook_dicts(module).items()}
     fully_shard(module, **kwargs)
@@ -193,7 +195,10 @@ def _fully_shard_keeping_hooks(module: torch.nn.Module, kwargs: dict) -> dict[st
 def _to_shard(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """`value` (a full tensor, the same on every replica) as a DTensor placed like `like`: this
     replica's part, without communication."""
-    from torch.distributed.tensor import DTensor, distribute_tensor
+    from torch.distributed.tensor import (  # lazy: heavy (torch.distributed.tensor, 2402 ms)
+        DTensor,
+        distribute_tensor,
+    )
 
     if not isinstance(like, DTensor) or tuple(value.shape) != tuple(like.shape):
         return value
@@ -203,7 +208,7 @@ def _to_shard(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
 
 def _to_full(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """`value` whole (an all-gather when it is a DTensor), on the device of `like`."""
-    from torch.distributed.tensor import DTensor
+    from torch.distributed.tensor import DTensor  # lazy: heavy (torch.distributed.tensor, 3127 ms)
 
     if isinstance(value, DTensor):
         return value.full_tensor().to(like.device)
@@ -354,7 +359,9 @@ class FSDPParallel(DataParallel):
                  ) -> list[torch.Tensor]:
         """FSDP averaged the shards' gradients in backward; the others (a variable outside the
         layers) are averaged here."""
-        from torch.distributed.tensor import DTensor
+        from torch.distributed.tensor import (  # lazy: heavy (torch.distributed.tensor, 3127 ms)
+            DTensor,
+        )
 
         if variables is None:
             return grads
@@ -424,7 +431,7 @@ class FSDPParallel(DataParallel):
 
     def keras_callbacks(self, callbacks: Any) -> None:
         """The chief-only writers (see `DataParallel`), plus the end of FSDP at the end of `fit`."""
-        from torchestimator.distribute._fsdp_estimator import (
+        from torchestimator.distribute._fsdp_estimator import (  # lazy: distribute._fsdp_estimator imports this module at load time
             end_of_fit_callback,
             refuse_mid_epoch_savers,
         )
@@ -463,7 +470,9 @@ class FSDPParallel(DataParallel):
 
     def training_hooks(self, chief: list, config: Any, user_saver: bool) -> list:
         """The chief hooks of `Estimator.train` under FSDP (see `_fsdp_estimator`)."""
-        from torchestimator.distribute._fsdp_estimator import training_hooks
+        from torchestimator.distribute._fsdp_estimator import (  # lazy: distribute._fsdp_estimator imports this module at load time
+            training_hooks,
+        )
 
         return training_hooks(self, chief, config, user_saver)
 

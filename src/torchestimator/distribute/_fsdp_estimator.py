@@ -22,6 +22,7 @@ from typing import Any
 from torchestimator.distribute import _collectives
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
+from torchestimator.keras.callbacks import BackupAndRestore, Callback, ModelCheckpoint
 
 
 class _ChiefDecides:
@@ -106,7 +107,6 @@ def training_hooks(parallel: Any, chief: list, config: Any, user_saver: bool) ->
 def end_of_fit_callback(parallel: Any) -> Any:
     """A Keras callback ending FSDP at the end of `fit` (every replica): the model holds its
     full weights again, so `predict`, `save` and a single replica's calls work as usual."""
-    from torchestimator.keras.callbacks import Callback
 
     class EndOfFit(Callback):
         """Gathers the shards into the model at `on_train_end`."""
@@ -120,7 +120,6 @@ def end_of_fit_callback(parallel: Any) -> Any:
 def refuse_mid_epoch_savers(callbacks: Any) -> None:
     """Under FSDPStrategy the full weights exist at epoch ends only: a `ModelCheckpoint` or
     `BackupAndRestore` saving every N batches is refused (ValueError naming it)."""
-    from torchestimator.keras.callbacks import BackupAndRestore, ModelCheckpoint
 
     for cb in getattr(callbacks, "callbacks", callbacks):
         freq = getattr(cb, "save_freq", "epoch")

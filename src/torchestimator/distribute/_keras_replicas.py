@@ -13,6 +13,7 @@ input, and the callbacks a non-chief replica runs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,7 +49,9 @@ _WRITERS = ("ModelCheckpoint", "TensorBoard", "CSVLogger")
 
 def keep_chief_only_writers(callbacks: Any) -> None:
     """Leaves out of `callbacks` (a CallbackList) what only the chief may run (see module doc)."""
-    from torchestimator.keras.callbacks import BackupAndRestore
+    from torchestimator.keras.callbacks import (  # lazy: heavy (torchestimator.keras.callbacks, 1159 ms)
+        BackupAndRestore,
+    )
 
     kept = []
     for cb in callbacks.callbacks:
@@ -64,7 +67,9 @@ def keep_chief_only_writers(callbacks: Any) -> None:
 
 
 def _restore_only_class() -> type:
-    from torchestimator.keras.callbacks import Callback
+    from torchestimator.keras.callbacks import (  # lazy: heavy (torchestimator.keras.callbacks, 1478 ms)
+        Callback,
+    )
 
     class RestoreOnly(Callback):
         """A non-chief replica's BackupAndRestore: restores the chief's backup at train begin and
@@ -79,9 +84,9 @@ def _restore_only_class() -> type:
             self._backup.set_model(model)
 
         def on_train_begin(self, logs: Any = None) -> None:
-            import os
-
-            from torchestimator.keras.callbacks.backup_and_restore import _METADATA
+            from torchestimator.keras.callbacks.backup_and_restore import (  # lazy: heavy (torchestimator.keras.callbacks.backup_and_restore, 2051 ms)
+                _METADATA,
+            )
 
             metadata = os.path.join(self._backup.backup_dir, _METADATA)
             if os.path.exists(metadata):

@@ -23,6 +23,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from torchestimator.distribute._cluster import position_from_tf_config
+
 _log = logging.getLogger("torchestimator")
 
 USAGE = """usage: torchestimator launch [--tf_config JSON_OR_FILE] [torchrun options] SCRIPT [ARGS...]
@@ -41,7 +43,7 @@ _RENDEZVOUS_OPTIONS = ("--rdzv_endpoint", "--rdzv-endpoint", "--master_addr", "-
 def _split_options(argv: list[str]) -> tuple[list[str], list[str]]:
     """(launcher options, [script, *script args]): the script is the first argument that is not an
     option or an option's value."""
-    from torch.distributed.run import get_args_parser
+    from torch.distributed.run import get_args_parser  # lazy: heavy (torch.distributed.run, 320 ms)
 
     parser = get_args_parser()
     takes_value = {s for a in parser._actions if a.option_strings and a.nargs != 0 for s in a.option_strings}
@@ -100,8 +102,6 @@ def torchrun_argv(argv: Sequence[str]) -> tuple[list[str] | None, dict]:
                          "`torchestimator launch --nproc_per_node=2 train.py`.")
     tf_config = _read_tf_config(_pop_option(options, ("--tf_config", "--tf-config")))
     if tf_config.get("cluster"):
-        from torchestimator.distribute._cluster import position_from_tf_config
-
         position = position_from_tf_config(tf_config)
         if position.task_type in ("ps", "evaluator"):
             return None, tf_config
@@ -132,8 +132,12 @@ def run(argv: Sequence[str]) -> int:
         options, script = _split_options(list(argv))
         command = [sys.executable, *script] if script[0].endswith(".py") or os.path.isfile(script[0]) else script
         return subprocess.call(command)
-    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-    from torch.distributed.run import main as torchrun_main
+    from torch.distributed.elastic.multiprocessing.errors import (  # lazy: heavy (torch.distributed.elastic.multiprocessing.errors, 108 ms)
+        ChildFailedError,
+    )
+    from torch.distributed.run import (  # lazy: heavy (torch.distributed.run, 65 ms)
+        main as torchrun_main,
+    )
 
     try:
         torchrun_main(args)

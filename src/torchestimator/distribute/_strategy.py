@@ -21,6 +21,7 @@ import torch.distributed as dist
 
 from torchestimator._engine import gradient_sync
 from torchestimator._engine.gradient_sync import GradientSync
+from torchestimator._engine.loop import default_device
 from torchestimator.distribute import _collectives
 from torchestimator.distribute._cluster import ClusterPosition
 from torchestimator.distribute._distributed_dataset import (
@@ -296,8 +297,6 @@ class _ValueContext:
 
 
 def _default_device(position: ClusterPosition) -> torch.device:
-    from torchestimator._engine.loop import default_device
-
     device = default_device()
     if device.type == "cuda" and device.index is None and position.world_size > 1:
         return torch.device("cuda", position.local_rank)

@@ -173,7 +173,9 @@ class FeatureColumn(abc.ABC):
 
     def get_config(self) -> dict[str, Any]:
         """Returns the column's configuration: JSON-able data that `from_config` rebuilds it from."""
-        from torchestimator.feature_column import serialization
+        from torchestimator.feature_column import (  # lazy: feature_column.serialization imports this module at load time
+            serialization,
+        )
 
         return serialization.default_column_config(self)
 
@@ -185,7 +187,9 @@ class FeatureColumn(abc.ABC):
         columns_by_name: dict[str, Any] | None = None,
     ) -> FeatureColumn:
         """Creates a column from the output of `get_config()`."""
-        from torchestimator.feature_column import serialization
+        from torchestimator.feature_column import (  # lazy: feature_column.serialization imports this module at load time
+            serialization,
+        )
 
         return serialization.default_column_from_config(
             cls, config, custom_objects, columns_by_name
@@ -247,7 +251,9 @@ class SequenceDenseColumn(FeatureColumn):
 
 def is_sequence_categorical(column: Any) -> bool:
     """True when `column` is (or wraps) a `sequence_categorical_column_with_*`."""
-    from torchestimator.feature_column.sequence import SequenceCategoricalColumn
+    from torchestimator.feature_column.sequence import (  # lazy: feature_column.sequence imports this module at load time
+        SequenceCategoricalColumn,
+    )
 
     return isinstance(column, SequenceCategoricalColumn)
 

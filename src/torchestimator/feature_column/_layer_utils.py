@@ -12,6 +12,7 @@ import torch
 from torchestimator.data.columns import packed_matrix
 from torchestimator.feature_column import serialization
 from torchestimator.feature_column._base import FeatureColumn
+from torchestimator.feature_column.numeric import NumericColumn
 
 
 def normalize_columns(
@@ -121,7 +122,6 @@ def numeric_runs(columns: tuple) -> tuple[tuple[tuple[str, ...] | None, tuple], 
     """The columns in order, cut into runs: `(keys, columns)` for two or more consecutive plain
     one-value numeric columns (their features are stacked by one op when they are floating
     tensors), `(None, columns)` for the others (each column's own `get_dense_tensor`)."""
-    from torchestimator.feature_column.numeric import NumericColumn
 
     def plain(column: Any) -> bool:
         return type(column) is NumericColumn and column.normalizer_fn is None and column.shape == (1,)

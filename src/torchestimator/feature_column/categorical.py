@@ -30,6 +30,7 @@ from torchestimator.feature_column._base import (
     dense_layout,
 )
 from torchestimator.io._parse_spec import var_len_for
+from torchestimator.io._tfrecord import read_records
 from torchestimator.lookup._tables import vocabulary_ids
 
 
@@ -357,7 +358,6 @@ def categorical_column_with_vocabulary_list(
 def _read_tfrecord_gzip(path: str) -> list[bytes]:
     """Reads the records of a GZIP TFRecord vocabulary file with the package's TFRecord reader
     (CRCs checked; a length field is never trusted beyond the bytes the stream holds)."""
-    from torchestimator.io._tfrecord import read_records
 
     return [record for block in read_records(path, "GZIP") for record in block]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator import _hashing
+from torchestimator import _dtypes, _hashing
 from torchestimator.feature_column import _inputs, _string_memo, serialization
 from torchestimator.feature_column._base import (
     CategoricalColumn,
@@ -80,7 +80,9 @@ class CrossedColumn(CategoricalColumn):
     hash_key: int | None = None
 
     def __post_init__(self) -> None:
-        from torchestimator.feature_column.categorical import HashedCategoricalColumn
+        from torchestimator.feature_column.categorical import (  # lazy: feature_column.categorical imports this module at load time
+            HashedCategoricalColumn,
+        )
 
         size = self.hash_bucket_size
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
@@ -260,8 +262,6 @@ def _dense_string_fingerprints(
 
 
 def _string_dtype() -> Any:
-    from torchestimator import _dtypes
-
     return _dtypes.string
 
 

@@ -10,9 +10,11 @@ import torch
 
 from torchestimator._engine import export_capture
 from torchestimator.feature_column import _layer_utils
-from torchestimator.feature_column._base import DenseColumn
+from torchestimator.feature_column._base import DenseColumn, is_sequence_categorical
 from torchestimator.feature_column._state import LayerStateManager
 from torchestimator.feature_column._transform import FeatureTransformationCache
+from torchestimator.feature_column.embedding import SharedEmbeddingColumn
+from torchestimator.feature_column.indicator import IndicatorColumn
 from torchestimator.keras.engine.base_layer import Layer
 
 
@@ -123,11 +125,8 @@ def _reject_sequence_column(column: Any) -> None:
     check = getattr(column, "_reject_sequence", None)
     if check is not None:
         check()
-    from torchestimator.feature_column.indicator import IndicatorColumn
 
     if isinstance(column, IndicatorColumn):
-        from torchestimator.feature_column._base import is_sequence_categorical
-
         if is_sequence_categorical(column.categorical_column):
             raise ValueError(
                 f"In indicator_column: {column.name}. categorical_column must not be of type "
@@ -165,7 +164,6 @@ def input_layer(
 
 def column_variables(layer: Any) -> dict[Any, list[torch.Tensor]]:
     """Returns column -> list of the weights `layer` holds for it (shared tables included)."""
-    from torchestimator.feature_column.embedding import SharedEmbeddingColumn
 
     out: dict[Any, list[torch.Tensor]] = {}
     manager = layer._state_manager

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
+from safetensors import safe_open
 
 from torchestimator.feature_column import _combiners, serialization
 from torchestimator.feature_column._base import (
@@ -31,7 +32,9 @@ from torchestimator.feature_column._base import (
 
 
 def _default_initializer(dimension: int) -> Callable:
-    from torchestimator.keras.initializers import TruncatedNormal
+    from torchestimator.keras.initializers import (  # lazy: heavy (torchestimator.keras.initializers, 370 ms)
+        TruncatedNormal,
+    )
 
     return TruncatedNormal(mean=0.0, stddev=1.0 / math.sqrt(dimension))
 
@@ -43,7 +46,6 @@ def load_from_checkpoint(path: str, tensor_name: str, shape: tuple[int, ...], co
     ValueError naming the path, the tensor and the shapes when it is missing
     or of another shape.
     """
-    from safetensors import safe_open
 
     if os.path.isdir(path):
         files = sorted(

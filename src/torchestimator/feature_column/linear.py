@@ -26,6 +26,7 @@ from torchestimator.feature_column._base import (
 )
 from torchestimator.feature_column._state import LayerStateManager
 from torchestimator.feature_column._transform import FeatureTransformationCache
+from torchestimator.feature_column.dense_features import column_variables
 from torchestimator.keras.engine.base_layer import Layer
 
 
@@ -181,8 +182,6 @@ def linear_model(
     layer = LinearModel(feature_columns, units, sparse_combiner, trainable=trainable, name="linear_model")
     out = layer(features)
     if cols_to_vars is not None:
-        from torchestimator.feature_column.dense_features import column_variables
-
         cols_to_vars.update(column_variables(layer))
         cols_to_vars["bias"] = [layer.bias]
     return out

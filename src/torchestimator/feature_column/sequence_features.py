@@ -10,7 +10,7 @@ import torch
 
 from torchestimator._engine import export_capture
 from torchestimator.feature_column import _layer_utils
-from torchestimator.feature_column._base import SequenceDenseColumn
+from torchestimator.feature_column._base import SequenceDenseColumn, is_sequence_categorical
 from torchestimator.feature_column._state import LayerStateManager
 from torchestimator.feature_column._transform import FeatureTransformationCache
 from torchestimator.keras.engine.base_layer import Layer
@@ -42,7 +42,6 @@ class SequenceFeatures(Layer):
             "SequenceDenseColumns. You can wrap a sequence_categorical_column with an "
             "embedding_column or indicator_column", "SequenceFeatures",
         )
-        from torchestimator.feature_column._base import is_sequence_categorical
 
         for column in self._feature_columns:
             inner = getattr(column, "categorical_column", None)

@@ -49,7 +49,9 @@ def _jsonable(value: Any) -> Any:
 def _serialize_object(value: Any, column: Any, field_name: str) -> Any:
     if value is None:
         return None
-    from torchestimator.keras.saving._registry import serialize_keras_object
+    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 729 ms)
+        serialize_keras_object,
+    )
 
     try:
         return serialize_keras_object(value)
@@ -130,8 +132,12 @@ def default_column_from_config(
                 for k in value
             )
         elif kind == OBJECT and value is not None:
-            from torchestimator.feature_column.numeric import ZScoreNormalizer
-            from torchestimator.keras.saving._registry import deserialize_keras_object
+            from torchestimator.feature_column.numeric import (  # lazy: feature_column.numeric imports this module at load time
+                ZScoreNormalizer,
+            )
+            from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 879 ms)
+                deserialize_keras_object,
+            )
 
             kwargs[name] = deserialize_keras_object(
                 value, dict(custom_objects or {}), module_objects={"ZScoreNormalizer": ZScoreNormalizer}
@@ -147,7 +153,9 @@ def serialize_feature_column(fc: Any) -> dict[str, Any]:
     Raises ValueError for something that is not a feature column, or a column
     holding a Python function (see the message for the serializable choice).
     """
-    from torchestimator.feature_column._base import FeatureColumn
+    from torchestimator.feature_column._base import (  # lazy: feature_column._base imports this module at load time
+        FeatureColumn,
+    )
 
     if not isinstance(fc, FeatureColumn):
         raise ValueError(f"Instance: {fc!r} is not a FeatureColumn")
@@ -179,7 +187,9 @@ def deserialize_feature_column(
     class_name = config["class_name"]
     cls = (custom_objects or {}).get(class_name) or _COLUMN_CLASSES.get(class_name)
     if cls is None:
-        from torchestimator.keras.saving._registry import get_registered_object
+        from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 944 ms)
+            get_registered_object,
+        )
 
         cls = get_registered_object(class_name, dict(custom_objects or {}))
     if cls is None:

@@ -4,13 +4,20 @@ serialized `SparseTensor`s and JSON `tf.train.Example`s."""
 from __future__ import annotations
 
 import gzip
+import io
 import zlib
 from typing import Any
 
 import numpy as np
 import torch
+from google.protobuf import json_format
+from PIL import Image
+from tensorboard.compat.proto import tensor_pb2
 
 from torchestimator import errors
+from torchestimator._dtypes import as_dtype, string
+from torchestimator._ops.image_ops import decode_jpeg
+from torchestimator._ops.tensor_protos import _NUMPY_TO_DT, _proto_module, make_ndarray
 from torchestimator._sparse_tensor import SparseTensor
 
 _BYTES = bytes  # `decode_compressed`'s argument is named `bytes`, as TF's
@@ -34,9 +41,7 @@ def is_jpeg(contents: Any, name: str | None = None) -> torch.Tensor:
 
 def extract_jpeg_shape(contents: Any, output_type: Any = torch.int32, name: str | None = None) -> torch.Tensor:
     """The `[height, width, channels]` of a JPEG image, read from its header."""
-    import io
 
-    from PIL import Image
 
     data = _bytes(contents, "extract_jpeg_shape")
     if data[:3] != b"\xff\xd8\xff":
@@ -51,7 +56,6 @@ def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, rat
                          acceptable_fraction: float = 1, dct_method: str = "", name: str | None = None) -> torch.Tensor:
     """Decodes a JPEG image and crops it to `crop_window` `[y, x, height, width]` (uint8
     `[height, width, channels]`)."""
-    from torchestimator._ops.image_ops import decode_jpeg
 
     image = decode_jpeg(contents, channels=channels)
     y, x, h, w = (int(v) for v in torch.as_tensor(crop_window).reshape(-1).tolist())
@@ -77,7 +81,7 @@ def decode_compressed(bytes: Any, compression_type: str = "", name: str | None =
 def matching_files(pattern: Any, name: str | None = None) -> np.ndarray:
     """The files matching the glob `pattern` (or each of a list of patterns), sorted, as a
     numpy array of bytes."""
-    from torchestimator.io import gfile
+    from torchestimator.io import gfile  # lazy: io.gfile imports this module at load time
 
     patterns = [pattern] if isinstance(pattern, (str, bytes)) else list(np.asarray(pattern, dtype=object).reshape(-1))
     found: list[str] = []
@@ -108,7 +112,6 @@ def serialize_sparse(sp_input: SparseTensor, out_type: Any = None, name: str | N
 def _content_proto(array: np.ndarray) -> Any:
     """The `TensorProto` of `array` with its values in `tensor_content` (how TF's kernels
     serialize a tensor: `AsProtoTensorContent`), strings in `string_val`."""
-    from torchestimator._ops.tensor_protos import _NUMPY_TO_DT, _proto_module
 
     proto = _proto_module().TensorProto()
     for d in array.shape:
@@ -141,10 +144,7 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None
                             name: str | None = None) -> SparseTensor:
     """The inverse of `serialize_many_sparse`: [rows, 3] strings to one `SparseTensor` whose
     first dimension is the row and whose other dimensions are the largest of the rows'."""
-    from tensorboard.compat.proto import tensor_pb2
 
-    from torchestimator._dtypes import as_dtype, string
-    from torchestimator._ops.tensor_protos import make_ndarray
 
     array = np.asarray(serialized_sparse, dtype=object)
     if array.ndim != 2 or array.shape[1] != 3:
@@ -169,9 +169,10 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None
 def decode_json_example(json_examples: Any, name: str | None = None) -> np.ndarray:
     """Each JSON-encoded `tf.train.Example` (protobuf's JSON mapping) as the serialized
     binary `Example` (strings of the same shape)."""
-    from google.protobuf import json_format
 
-    from torchestimator.io._example_proto import Example
+    from torchestimator.io._example_proto import (  # lazy: io._example_proto imports this module at load time
+        Example,
+    )
 
     array = np.asarray(json_examples, dtype=object)
     out = []

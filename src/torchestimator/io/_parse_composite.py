@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ragged._ops import stack_rows
 from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator.errors import InvalidArgumentError
@@ -84,8 +85,6 @@ def _per_example(st: SparseTensor, batch: int | None) -> list:
 
 
 def _ragged(key: str, spec: RaggedFeature, parts: dict) -> RaggedTensor:
-    from torchestimator._ragged._ops import stack_rows
-
     values = parts[spec.value_key or key]
     rows = []
     for i, vals in enumerate(values):

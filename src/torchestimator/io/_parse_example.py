@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._dtypes import TensorSpec
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator.io._columns import assemble
 from torchestimator.io._proto_parse import parse_with_protobuf
@@ -103,16 +104,19 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     kind than its dtype, or has the wrong number of values, and when bytes
     are not an Example.
     """
-    from torchestimator.io import _parse_composite
+    from torchestimator.io import (  # lazy: io._parse_composite imports this module at load time
+        _parse_composite,
+    )
 
     if _parse_composite.has_composite(features):  # RaggedFeature / SparseFeature
         return _parse_composite.parse_composite(parse_example, serialized, features, name,
                                                 example_names)
     specs = check_specs(features)
-    from torchestimator._dtypes import TensorSpec
 
     if isinstance(serialized, TensorSpec):  # a serving input receiver's placeholder
-        from torchestimator.io._placeholders import parse_example_placeholders
+        from torchestimator.io._placeholders import (  # lazy: io._placeholders imports this module at load time
+            parse_example_placeholders,
+        )
 
         return parse_example_placeholders(serialized, features)
     batch = _as_batch(serialized)

@@ -10,8 +10,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from tensorboard.compat.proto import tensor_pb2
 
 from torchestimator import _dtypes
+from torchestimator._ops.convert import convert_to_tensor
 from torchestimator.errors import InvalidArgumentError
 
 # TF's DataType enum values (tensorflow/core/framework/types.proto).
@@ -28,8 +30,6 @@ _NUMPY = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "uint
 
 
 def _tensor_proto() -> type:
-    from tensorboard.compat.proto import tensor_pb2
-
     return tensor_pb2.TensorProto
 
 
@@ -74,7 +74,6 @@ def serialize_tensor(tensor: Any, name: str | None = None) -> bytes:
         proto.dtype = _DT["string"]
         proto.string_val.extend(_bytes_of(v) for v in array.reshape(-1).tolist())
         return proto.SerializeToString()
-    from torchestimator._ops.convert import convert_to_tensor
 
     return serialize_tensor(convert_to_tensor(tensor))
 

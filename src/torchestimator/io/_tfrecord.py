@@ -27,7 +27,7 @@ from typing import Any
 import google_crc32c
 import numpy as np
 
-from torchestimator.errors import DataLossError
+from torchestimator.errors import DataLossError, NotFoundError
 
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
@@ -179,7 +179,9 @@ def read_records(path: str, compression_type: str = "", buffer_size: int = _DEFA
     read in pieces of at most 64 MiB, so a crafted length allocates nothing
     beyond what the file (or its decompressed stream) really holds.
     """
-    from torchestimator.data.files import open_binary
+    from torchestimator.data.files import (  # lazy: heavy (torchestimator.data.files, 148 ms)
+        open_binary,
+    )
 
     compressed = compression_type != ""
     unpack_header = _HEADER.unpack_from
@@ -277,8 +279,6 @@ def tf_record_iterator(path: Any, options: Any = None) -> Iterator[bytes]:
     """Yields each record of a TFRecord file as bytes (TF's `tf.io.tf_record_iterator`)."""
     path = os.fsdecode(path) if isinstance(path, bytes) else os.fspath(path)
     if not os.path.exists(path):
-        from torchestimator.errors import NotFoundError
-
         raise NotFoundError(f"TFRecord file {path!r} does not exist")
     for records in read_records(path, TFRecordOptions.get_compression_type_string(options)):
         yield from records

@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import fsspec
+from fsspec.implementations.local import LocalFileSystem
+from fsspec.registry import known_implementations
 
 from torchestimator import errors
 
@@ -68,8 +70,6 @@ def _split(path: Any) -> tuple[Any, str, str]:
 
 
 def _is_local(fs: Any) -> bool:
-    from fsspec.implementations.local import LocalFileSystem
-
     return isinstance(fs, LocalFileSystem)
 
 
@@ -244,7 +244,6 @@ def join(path: Any, *paths: Any) -> str:
 
 def get_registered_schemes() -> list[str]:
     """The URL schemes fsspec knows (their package may still need installing)."""
-    from fsspec.registry import known_implementations
 
     return sorted(known_implementations)
 

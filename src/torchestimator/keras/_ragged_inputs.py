@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from torchestimator._ragged_tensor import RaggedTensor
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 
 _ON_VALUES = ("Embedding", "Dense", "Activation", "Dropout", "ReLU", "LeakyReLU", "Softmax")
 _POOLS = {"GlobalAveragePooling1D": "mean", "GlobalMaxPooling1D": "amax"}
@@ -32,8 +33,12 @@ def is_ragged(value: Any) -> bool:
 
 
 def _kind(layer: Any) -> str:
-    from torchestimator.keras.engine.input_layer import InputLayer
-    from torchestimator.keras.layers.core.lambda_layer import Lambda
+    from torchestimator.keras.engine.input_layer import (  # lazy: keras.engine.input_layer imports this module at load time
+        InputLayer,
+    )
+    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: keras.layers.core.lambda_layer imports this module at load time
+        Lambda,
+    )
 
     if getattr(layer, "_supports_ragged_inputs", False) or isinstance(layer, (InputLayer, Lambda)):
         return "pass"
@@ -102,7 +107,6 @@ def materialize(tensor: torch.Tensor) -> RaggedTensor:
 
 def spec_of(a: RaggedTensor, b: RaggedTensor) -> Any:
     """The ragged KerasTensor for a layer's RaggedTensor outputs of the two traces."""
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
 
     sa, sb = a._static_shape(), b._static_shape()
     shape = [x if x == y else None for x, y in zip(sa, sb)]

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from torchestimator._sparse_tensor import SparseTensor, to_dense
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 
 
 def is_sparse(value: Any) -> bool:
@@ -28,8 +29,12 @@ def is_sparse(value: Any) -> bool:
 
 
 def _kind(layer: Any) -> str:
-    from torchestimator.keras.engine.input_layer import InputLayer
-    from torchestimator.keras.layers.core.lambda_layer import Lambda
+    from torchestimator.keras.engine.input_layer import (  # lazy: keras.engine.input_layer imports this module at load time
+        InputLayer,
+    )
+    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: keras.layers.core.lambda_layer imports this module at load time
+        Lambda,
+    )
 
     if getattr(layer, "_supports_sparse_inputs", False) or isinstance(layer, (InputLayer, Lambda)):
         return "pass"
@@ -42,7 +47,9 @@ def _kind(layer: Any) -> str:
 
 
 def _dense_call() -> Any:
-    from torchestimator.keras.layers.core.dense import Dense
+    from torchestimator.keras.layers.core.dense import (  # lazy: keras.layers.core.dense imports this module at load time
+        Dense,
+    )
 
     return Dense.call
 
@@ -100,7 +107,6 @@ def materialize(tensor: torch.Tensor) -> SparseTensor:
 
 def spec_of(a: SparseTensor, b: SparseTensor) -> Any:
     """The sparse KerasTensor for a layer's SparseTensor outputs of the two traces."""
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
 
     shape = [x if x == y else None for x, y in zip(a.shape, b.shape)]
     spec = KerasTensor(tuple(shape), a.dtype)

@@ -287,7 +287,9 @@ class LinearOperator(_ModuleLikeMixin):
             is_non_singular = _combined_non_singular_hint(left_operator, right_operator)
         elif is_square is False:
             is_non_singular = is_self_adjoint = is_positive_definite = False
-        from torchestimator.linalg._linear_operator_composite import LinearOperatorComposition
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+            LinearOperatorComposition,
+        )
 
         return LinearOperatorComposition(
             operators=[left_operator, right_operator],
@@ -404,7 +406,7 @@ class LinearOperator(_ModuleLikeMixin):
             is_non_singular = _combined_non_singular_hint(left_operator, right_operator)
         elif is_square is False:
             is_non_singular = is_self_adjoint = is_positive_definite = False
-        from torchestimator.linalg._linear_operator_composite import (
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
             LinearOperatorComposition,
             LinearOperatorInversion,
         )
@@ -441,7 +443,9 @@ class LinearOperator(_ModuleLikeMixin):
     H = property(adjoint, None)
 
     def _linop_adjoint(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_composite import LinearOperatorAdjoint
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+            LinearOperatorAdjoint,
+        )
 
         return LinearOperatorAdjoint(
             self,
@@ -464,7 +468,9 @@ class LinearOperator(_ModuleLikeMixin):
         return self._linop_inverse()
 
     def _linop_inverse(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_composite import LinearOperatorInversion
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+            LinearOperatorInversion,
+        )
 
         return LinearOperatorInversion(
             self,
@@ -489,7 +495,9 @@ class LinearOperator(_ModuleLikeMixin):
         return self._linop_cholesky()
 
     def _linop_cholesky(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_basic import LinearOperatorLowerTriangular
+        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
+            LinearOperatorLowerTriangular,
+        )
 
         return LinearOperatorLowerTriangular(
             torch.linalg.cholesky(self.to_dense()), is_non_singular=True, is_self_adjoint=False, is_square=True
@@ -565,7 +573,10 @@ class LinearOperator(_ModuleLikeMixin):
 
     def __getitem__(self, slices: Any) -> LinearOperator:
         """Slices the batch dimensions of this operator, e.g. `op[1:, 0]` (matrix dimensions are kept)."""
-        from torchestimator.linalg._linear_operator_util import _expand_batch_index, _slice_value
+        from torchestimator.linalg._linear_operator_util import (  # lazy: linalg._linear_operator_util imports this module at load time
+            _expand_batch_index,
+            _slice_value,
+        )
 
         batch = self.batch_shape.as_list()
         idx = _expand_batch_index(slices, len(batch))

@@ -269,7 +269,9 @@ class LinearOperatorBlockLowerTriangular(_BlockwiseArgsMixin, LinearOperator):
 
     def _linop_inverse(self):
         """Blockwise inverse: diagonal blocks invert, off-diagonal blocks become dense `FullMatrix` operators."""
-        from torchestimator.linalg._linear_operator_basic import LinearOperatorFullMatrix
+        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
+            LinearOperatorFullMatrix,
+        )
 
         k = len(self.operators)
         inv: list[list] = [[None] * (i + 1) for i in range(k)]
@@ -410,8 +412,12 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             is_diag_update_positive=is_diag_update_positive, is_non_singular=is_non_singular,
             is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite, is_square=is_square, name=name,
         )
-        from torchestimator.linalg._linear_operator_basic import LinearOperatorDiag
-        from torchestimator.linalg._linear_operator_identity import LinearOperatorIdentity
+        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
+            LinearOperatorDiag,
+        )
+        from torchestimator.linalg._linear_operator_identity import (  # lazy: linalg._linear_operator_identity imports this module at load time
+            LinearOperatorIdentity,
+        )
 
         dtype = base_operator.dtype
         if diag_update is None:

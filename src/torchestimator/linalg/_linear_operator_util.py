@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 import torch
 
+import torchestimator
+
 
 def _te():
-    import torchestimator
-
     return torchestimator
 
 
@@ -311,7 +311,6 @@ class _ModuleLikeMixin:
     @property
     def name_scope(self) -> Any:
         """A `tf.name_scope` for this operator's name."""
-        import torchestimator
 
         return torchestimator.name_scope(self.name)
 

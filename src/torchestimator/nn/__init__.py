@@ -107,7 +107,9 @@ _RNN_CELL_WRAPPERS = {"RNNCellDeviceWrapper": "DeviceWrapper",
 
 def __getattr__(name: str):
     if name in _RNN_CELL_WRAPPERS:
-        from torchestimator.keras.layers.rnn import _cell_wrappers
+        from torchestimator.keras.layers.rnn import (  # lazy: heavy (torchestimator.keras.layers.rnn, 2573 ms)
+            _cell_wrappers,
+        )
 
         value = getattr(_cell_wrappers, _RNN_CELL_WRAPPERS[name])
         globals()[name] = value

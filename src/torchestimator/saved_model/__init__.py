@@ -5,6 +5,9 @@
 signature's inputs.
 """
 
+import os as _os
+
+from torchestimator._engine import storage as _storage
 from torchestimator.saved_model._builder import ExportError
 from torchestimator.saved_model._keras_export import save
 from torchestimator.saved_model._loaded import LoadedSavedModel, Signature, load
@@ -41,9 +44,8 @@ VARIABLES_FILENAME = "variables"
 
 def contains_saved_model(export_dir: str) -> bool:
     """True when `export_dir` (a path or a URL) holds an export that `load` opens."""
-    import os
+    from torchestimator.saved_model import (  # lazy: saved_model._layout imports this module at load time
+        _layout,
+    )
 
-    from torchestimator._engine import storage
-    from torchestimator.saved_model import _layout
-
-    return storage.isfile(storage.join(os.fsdecode(export_dir), _layout.DOCUMENT))
+    return _storage.isfile(_storage.join(_os.fsdecode(export_dir), _layout.DOCUMENT))

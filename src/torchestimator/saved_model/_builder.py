@@ -27,7 +27,7 @@ from torch.utils import _pytree as pytree
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
-from torchestimator._engine import export_capture, state_io
+from torchestimator._engine import export_capture, state_io, storage
 from torchestimator.saved_model import _layout, _program
 from torchestimator.saved_model._export_output import (
     CLASSIFY_METHOD,
@@ -308,8 +308,6 @@ def _write(export_dir_base: str | os.PathLike, document: dict, graph: bytes, ten
            assets: Mapping[str, str], assets_extra: Mapping[str, str] | None, exact: bool = False) -> str:
     base = os.fsdecode(export_dir_base)
     if "://" in base:
-        from torchestimator._engine import storage
-
         base = storage.local(base)
         if storage.is_url(base):
             return _write_to_store(base, document, graph, tensors, assets, assets_extra, exact)
@@ -369,7 +367,6 @@ def _write_to_store(base: str, document: dict, graph: bytes, tensors: dict[str, 
     """Exports to an object store (`base` a URL): the export is written in a local temporary
     folder as usual, then uploaded file by file with its `saved_model.json` last, so a version
     folder is an export (`load`, `read_files`) only once it is complete. Returns its URL."""
-    from torchestimator._engine import storage
 
     staging = tempfile.mkdtemp(prefix="torchestimator-export-")
     try:

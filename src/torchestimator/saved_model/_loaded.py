@@ -11,6 +11,9 @@ unpickled or executed as code.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -19,6 +22,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from torchestimator._dtypes import TensorSpec
+from torchestimator._engine import storage
 from torchestimator.saved_model import _layout, _program
 from torchestimator.saved_model._receiver_spec import PARSING, ReceiverSpec, spec_from_json
 
@@ -186,7 +190,9 @@ class Signature:
                 f"call_on_features needs an export with a parsing receiver; this one takes raw "
                 f"inputs {sorted(receiver.inputs)}: call the signature with them."
             )
-        from torchestimator.saved_model._features import features_from_values
+        from torchestimator.saved_model._features import (  # lazy: saved_model._features imports this module at load time
+            features_from_values,
+        )
 
         parsed = features_from_values(features, receiver.feature_spec or {}, self.name)
         return self._finish(self._runtime.run(parsed))
@@ -276,8 +282,6 @@ def load(export_dir: str | bytes | os.PathLike, tags: Any = None, options: Any =
         raise ValueError(f"tags must be 'serve' or None for a torchestimator export; got {tags!r}.")
     path = os.fsdecode(export_dir)
     if "://" in path:
-        from torchestimator._engine import storage
-
         path = storage.local(path)
         if storage.is_url(path):
             return _load_from_store(path)
@@ -289,11 +293,7 @@ def load(export_dir: str | bytes | os.PathLike, tags: Any = None, options: Any =
 def _load_from_store(url: str) -> LoadedSavedModel:
     """An export on an object store, downloaded into a local temporary folder (removed when the
     loaded model is garbage-collected); `export_dir` stays the URL."""
-    import shutil
-    import tempfile
-    import weakref
 
-    from torchestimator._engine import storage
 
     if not storage.isfile(storage.join(url, _layout.DOCUMENT)):
         raise FileNotFoundError(

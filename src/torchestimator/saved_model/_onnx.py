@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 
+import torch
 from torch.utils import _pytree as pytree
 
 from torchestimator._engine import state_io
@@ -28,10 +29,9 @@ def export_onnx(export_dir: str | bytes | os.PathLike, opset_version: int | None
 
     Raises ImportError naming the extra when onnx is not installed; ValueError naming the
     operation when the program holds one ONNX cannot express."""
-    import torch
 
     try:
-        import onnxscript  # noqa: F401 - torch's ONNX exporter needs it
+        import onnxscript  # noqa: F401 - torch's ONNX exporter needs it  # lazy: optional extra (onnxscript)
     except ImportError:
         raise ImportError(
             "Exporting to ONNX needs onnx and onnxscript: `pip install torchestimator[onnx]`."

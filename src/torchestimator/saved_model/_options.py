@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 _POLICIES = (None, "none", "save_variable_devices", "expand_distributed_variables")
 
 
@@ -79,7 +81,6 @@ class Asset:
     @property
     def asset_path(self) -> Any:
         """The asset's path (a string scalar, as TF's `asset_path` tensor)."""
-        import numpy as np
 
         return np.asarray(self._path.encode(), dtype=object)
 

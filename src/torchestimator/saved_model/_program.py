@@ -23,7 +23,9 @@ _CONSTANT = "constant:"
 
 def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict[str, torch.Tensor]]:
     """Returns (the graph as JSON bytes, the tensors the graph needs by stored name)."""
-    from torch._export.serde import serialize as _serde
+    from torch._export.serde import (  # lazy: heavy (torch._export.serde.serialize, 5585 ms)
+        serialize as _serde,
+    )
 
     artifact = _serde.serialize(
         program, serialize_state_dict=False, serialize_constants=False, serialize_example_inputs=False
@@ -51,9 +53,13 @@ def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: s
 
     The graph is checked first (`_program_check`: expressions, operators, names, tree specs
     and guards against what torch writes) so that torch's reader runs no code from it."""
-    from torch._export.serde import serialize as _serde
+    from torch._export.serde import (  # lazy: heavy (torch._export.serde.serialize, 5585 ms)
+        serialize as _serde,
+    )
 
-    from torchestimator.saved_model._program_check import check_program
+    from torchestimator.saved_model._program_check import (  # lazy: saved_model._program_check imports this module at load time
+        check_program,
+    )
 
     document = _parse_graph(graph, source)
     check_program(document, source)
@@ -102,7 +108,9 @@ def _deserialize(serde: Any, document: dict, state: dict[str, Any], constants: d
 def program_of_export(directory: str, graph: bytes, tensors: dict[str, torch.Tensor]) -> torch.export.ExportedProgram:
     """The program of an export read by `_layout.read_files`: its graph with the tensors stored
     under the program's prefix in `variables.safetensors`."""
-    from torchestimator.saved_model import _layout
+    from torchestimator.saved_model import (  # lazy: saved_model._layout imports this module at load time
+        _layout,
+    )
 
     prefix = _layout.PROGRAM_PREFIX
     program_tensors = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}

@@ -36,6 +36,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import torch
+from torch.utils import _pytree as pytree
+
 #: sympy constructors that `sympy.srepr` writes for the expressions of exported shapes.
 _SYMPY_FUNCTIONS = frozenset({
     "Symbol", "Integer", "Rational", "Float", "Add", "Mul", "Pow", "Mod", "Max", "Min", "Abs",
@@ -398,8 +401,9 @@ def _check_operator_value(value: Any) -> None:
 def _operator_allowed(target: str) -> bool:
     """Whether `target` names what torch's reader may resolve and call: an `OpOverload` under
     `torch.ops`, a higher-order operator, or one of its symbolic-shape operators."""
-    import torch
-    from torch._export.serde import serialize as _serde
+    from torch._export.serde import (  # lazy: heavy (torch._export.serde.serialize, 5500 ms)
+        serialize as _serde,
+    )
 
     if target in _symbolic_operators(tuple(_serde._SYM_OPS)):
         return True
@@ -447,8 +451,6 @@ def _check_treespec(value: Any) -> None:
 
 
 def _check_spec_node(node: Any) -> None:
-    from torch.utils import _pytree as pytree
-
     if not isinstance(node, dict) or set(node) != {"type", "context", "children_spec"}:
         raise _Reject(f"tree spec node {str(node)[:200]!r} is not {{type, context, children_spec}}")
     kind, context, children = node["type"], node["context"], node["children_spec"]

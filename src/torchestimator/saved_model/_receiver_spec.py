@@ -61,7 +61,9 @@ def parse_spec_to_json(spec: Any) -> dict[str, Any]:
 
 def parse_spec_from_json(data: Mapping[str, Any]) -> Any:
     """The inverse of `parse_spec_to_json`: the `tf.io` parse spec object."""
-    from torchestimator.io import _parse_spec as parse_spec
+    from torchestimator.io import (  # lazy: heavy (torchestimator.io, 496 ms)
+        _parse_spec as parse_spec,
+    )
 
     kind = data["kind"]
     dtype = _dtypes.as_dtype(data["dtype"])
@@ -164,7 +166,7 @@ class ReceiverSpec:
 
 def parse_examples(serialized: np.ndarray, feature_spec: Mapping[str, Any]) -> dict[str, Any]:
     """`tf.io.parse_example(serialized, feature_spec)`."""
-    from torchestimator.io import parse_example
+    from torchestimator.io import parse_example  # lazy: heavy (torchestimator.io, 946 ms)
 
     return dict(parse_example(serialized, dict(feature_spec)))
 
@@ -173,7 +175,9 @@ def sample_examples(feature_spec: Mapping[str, Any], batch_size: int) -> np.ndar
     """`batch_size` serialized `tf.train.Example`s with every feature of `feature_spec` present
     (its default value, or zeros / b'a' of the spec's shape; one value for a variable-length
     feature, two steps for a sequence feature)."""
-    from torchestimator.saved_model._features import example_for_row
+    from torchestimator.saved_model._features import (  # lazy: saved_model._features imports this module at load time
+        example_for_row,
+    )
 
     row: dict[str, Any] = {}
     for key, spec in feature_spec.items():

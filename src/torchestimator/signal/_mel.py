@@ -8,6 +8,7 @@ import torch
 
 from torchestimator._dtypes import as_dtype
 from torchestimator._ops.convert import dtype_name
+from torchestimator._ops.random_ops import _device
 
 Tensor = torch.Tensor
 _MEL_BREAK_FREQUENCY_HERTZ = 700.0
@@ -58,7 +59,6 @@ def linear_to_mel_weight_matrix(num_mel_bins: int = 20, num_spectrogram_bins: in
     """
     torch_dtype = as_dtype(dtype)
     _validate(num_mel_bins, sample_rate, lower_edge_hertz, upper_edge_hertz, torch_dtype)
-    from torchestimator._ops.random_ops import _device
 
     device = _device()
     rate = (sample_rate.to(device) if isinstance(sample_rate, Tensor)

@@ -13,7 +13,9 @@ Tensor = torch.Tensor
 
 
 def _device() -> torch.device:
-    from torchestimator._ops.random_ops import _device as default_device
+    from torchestimator._ops.random_ops import (  # lazy: heavy (torchestimator._ops.random_ops, 219 ms)
+        _device as default_device,
+    )
 
     return default_device()
 

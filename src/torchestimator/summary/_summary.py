@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine.model_fn_context import current_context
+from torchestimator.audio._wav import encode_wav
 
 _STATE = threading.local()
 _GLOBAL: dict[str, Any] = {"step": None}  # the default step is global, as TF's
@@ -102,7 +103,9 @@ class _FileWriter(SummaryWriter):
 
     def __init__(self, logdir: str, max_queue: int | None, flush_millis: int | None,
                  filename_suffix: str | None):
-        from torchestimator._engine.summary import SummaryWriter as EventWriter
+        from torchestimator._engine.summary import (  # lazy: heavy (torchestimator._engine.summary, 1220 ms)
+            SummaryWriter as EventWriter,
+        )
 
         self.writer = EventWriter(
             logdir, max_queue=10 if max_queue is None else int(max_queue),
@@ -298,11 +301,14 @@ def audio(name: str, data: Any, sample_rate: Any, step: Any = None, max_outputs:
 
 def _write_audio(writer: Any, tag: str, data: Any, step: int, sample_rate: Any, max_outputs: int = 3,
                  description: str | None = None) -> None:
-    from tensorboard.compat.proto import summary_pb2
-    from tensorboard.plugins.audio import metadata as audio_metadata
-    from tensorboard.util import tensor_util
+    from tensorboard.compat.proto import (  # lazy: heavy (tensorboard.compat.proto.summary_pb2, 642 ms)
+        summary_pb2,
+    )
+    from tensorboard.plugins.audio import (  # lazy: heavy (tensorboard.plugins.audio.metadata, 826 ms)
+        metadata as audio_metadata,
+    )
+    from tensorboard.util import tensor_util  # lazy: heavy (tensorboard.util.tensor_util, 1198 ms)
 
-    from torchestimator.audio._wav import encode_wav
 
     clips = torch.as_tensor(np.asarray(data.detach().cpu() if isinstance(data, torch.Tensor) else data,
                                        dtype=np.float32))
@@ -320,8 +326,10 @@ def _write_audio(writer: Any, tag: str, data: Any, step: int, sample_rate: Any, 
 def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None, name: str | None = None) -> bool:
     """Writes a generic summary: `tensor` (a callable is called) with `metadata` (a
     `SummaryMetadata` proto or its serialized bytes). Returns True when written."""
-    from tensorboard.compat.proto import summary_pb2
-    from tensorboard.util import tensor_util
+    from tensorboard.compat.proto import (  # lazy: heavy (tensorboard.compat.proto.summary_pb2, 642 ms)
+        summary_pb2,
+    )
+    from tensorboard.util import tensor_util  # lazy: heavy (tensorboard.util.tensor_util, 1198 ms)
 
     target = _target(step)
     if target is None:
@@ -340,7 +348,9 @@ def write(tag: str, tensor: Any, step: Any = None, metadata: Any = None, name: s
 
 def write_raw_pb(tensor: Any, step: Any = None, name: str | None = None) -> bool:
     """Writes serialized `Summary` protos (bytes, or a list of them) to the default writer."""
-    from tensorboard.compat.proto import summary_pb2
+    from tensorboard.compat.proto import (  # lazy: heavy (tensorboard.compat.proto.summary_pb2, 642 ms)
+        summary_pb2,
+    )
 
     target = _target(step)
     if target is None:
@@ -355,7 +365,10 @@ def write_raw_pb(tensor: Any, step: Any = None, name: str | None = None) -> bool
 def graph(graph_data: Any) -> bool:
     """Writes a graph (a `GraphDef`, e.g. `tf.compat.v1.GraphDef`) to the default writer.
     There is no `tf.Graph` here: functions run eagerly. Returns True when written."""
-    from tensorboard.compat.proto import event_pb2, graph_pb2
+    from tensorboard.compat.proto import (  # lazy: heavy (tensorboard.compat.proto.event_pb2, 390 ms)
+        event_pb2,
+        graph_pb2,
+    )
 
     if not isinstance(graph_data, graph_pb2.GraphDef):
         raise ValueError(

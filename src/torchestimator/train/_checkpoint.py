@@ -18,6 +18,7 @@ import torch
 
 from torchestimator._engine import checkpoint as engine
 from torchestimator._variable import Variable
+from torchestimator.errors import NotFoundError
 from torchestimator.train import _object_graph as graph_lib
 
 _WATCHERS = "_tf_restore_watchers"
@@ -247,7 +248,6 @@ class CheckpointOptions:
 def load_object_values(save_path: Any) -> tuple[str, dict[str, torch.Tensor]]:
     """Reads a checkpoint (a prefix, or a folder meaning its latest checkpoint); returns
     `(path, {object key: tensor})`. Raises tf.errors.NotFoundError naming a missing path."""
-    from torchestimator.errors import NotFoundError
 
     path = os.fspath(save_path)
     try:

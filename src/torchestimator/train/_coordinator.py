@@ -7,6 +7,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from torchestimator import errors
+
 
 class Coordinator:
     """A coordinator for threads, as TF 2.15: threads poll `should_stop()`; any of them (or the
@@ -16,8 +18,6 @@ class Coordinator:
 
     def __init__(self, clean_stop_exception_types: tuple | None = None) -> None:
         if clean_stop_exception_types is None:
-            from torchestimator import errors
-
             clean_stop_exception_types = (errors.OutOfRangeError,)
         self._clean = tuple(clean_stop_exception_types)
         self._lock = threading.Lock()

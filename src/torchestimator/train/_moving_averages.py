@@ -40,7 +40,7 @@ def _model_fn_shadow(name: str, initial: torch.Tensor) -> Variable:
     """Inside a `model_fn` (called once per step): the shadow variable `name` of the TF1
     variable store, created on first use and the same object on later calls, so the
     Estimator checkpoints it under TF's name `<var>/ExponentialMovingAverage`."""
-    from torchestimator.compat.v1._variable_scope import (
+    from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
         AUTO_REUSE,
         _get_variable,
         get_variable_scope,
@@ -100,7 +100,9 @@ class ExponentialMovingAverage:
           TypeError: an element is not a floating-point variable or tensor.
         """
         if var_list is None:
-            from torchestimator.compat.v1._variable_scope import trainable_variables
+            from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
+                trainable_variables,
+            )
 
             var_list = trainable_variables()
         var_list = list(var_list)
@@ -161,7 +163,9 @@ class ExponentialMovingAverage:
             moving_avg_variables = [v for v in self._keys.values() if isinstance(v, Variable)]
         averaged = {id(v) for v in moving_avg_variables}
         name_map = {self.average_name(v): v for v in moving_avg_variables}
-        from torchestimator.compat.v1._variable_scope import global_variables
+        from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
+            global_variables,
+        )
 
         shadows = {id(s) for s in self._averages.values()}
         for v in global_variables():

@@ -38,6 +38,9 @@ from typing import Any
 
 import torch
 
+from torchestimator._dtypes import dtype_name
+from torchestimator.errors import InvalidArgumentError
+
 ATTRIBUTE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 SLOT_MARKER = "/.OPTIMIZER_SLOT/"
 
@@ -60,9 +63,15 @@ def escape(name: str) -> str:
 
 
 def _classes() -> tuple[type, type, type]:
-    from torchestimator.keras.engine.base_layer import Layer
-    from torchestimator.keras.engine.functional import Functional
-    from torchestimator.keras.optimizers.optimizer import Optimizer
+    from torchestimator.keras.engine.base_layer import (  # lazy: heavy (torchestimator.keras.engine.base_layer, 1879 ms)
+        Layer,
+    )
+    from torchestimator.keras.engine.functional import (  # lazy: heavy (torchestimator.keras.engine.functional, 1676 ms)
+        Functional,
+    )
+    from torchestimator.keras.optimizers.optimizer import (  # lazy: heavy (torchestimator.keras.optimizers.optimizer, 4016 ms)
+        Optimizer,
+    )
 
     return Layer, Functional, Optimizer
 
@@ -104,7 +113,6 @@ class Leaf:
 
     def check(self, value: torch.Tensor, source: str) -> None:
         """Raises ValueError (shapes) or InvalidArgumentError (dtypes) unless `value` fits."""
-        from torchestimator.errors import InvalidArgumentError
 
         target = self.target
         if isinstance(target, Value):
@@ -125,8 +133,6 @@ class Leaf:
                 f"{list(target.shape)}."
             )
         if value.dtype != target.dtype:
-            from torchestimator._dtypes import dtype_name
-
             raise InvalidArgumentError(
                 None, None,
                 f"Cannot restore {self.display} from checkpoint {source}: the checkpoint value "

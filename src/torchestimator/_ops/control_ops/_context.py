@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine.loop import default_device
 from torchestimator._engine.train_op import TrainOp
 from torchestimator._engine.train_op import group as _group_train_ops
 from torchestimator._ops.name_scopes import _SCOPE, current_name_scope
@@ -151,7 +152,6 @@ def creation_device() -> torch.device:
     stack = _SCOPES.stack
     if stack:
         return stack[-1]
-    from torchestimator._engine.loop import default_device
 
     return default_device()
 

@@ -298,7 +298,9 @@ class Function:
         try:
             return self._compiled(*args, **kwargs)
         except Exception as error:
-            from torch._dynamo.exc import TorchDynamoException
+            from torch._dynamo.exc import (  # lazy: heavy (torch._dynamo.exc, 2222 ms)
+                TorchDynamoException,
+            )
 
             if not isinstance(error, TorchDynamoException):
                 raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from torchestimator.errors import InvalidArgumentError
 # ---------------------------------------------------------------------------- codecs
 def _pil():
     try:
-        from PIL import Image
+        from PIL import Image  # lazy: heavy (PIL.Image, 112 ms)
     except ImportError:
         raise ImportError(
             "Decoding and encoding images needs Pillow, a dependency of torchestimator that is "
@@ -46,8 +47,6 @@ _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
 
 
 def _decode(contents: Any, channels: int, op: str, dtype: torch.dtype = torch.uint8) -> Tensor:
-    import io
-
     image_mod = _pil()
     try:
         img = image_mod.open(io.BytesIO(_bytes(contents, op)))
@@ -95,8 +94,6 @@ def decode_png(contents: Any, channels: int = 0, dtype: Any = torch.uint8,
 
 
 def _encode(image: Any, fmt: str, op: str, channels: tuple[int, ...], **options: Any) -> bytes:
-    import io
-
     image_mod = _pil()
     image = _image(image, op)
     if image.dim() != 3 or image.shape[-1] not in channels:

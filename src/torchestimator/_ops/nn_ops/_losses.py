@@ -256,7 +256,9 @@ def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
                             remove_accidental_hits: bool, seed: int | None, owner: str) -> tuple[Tensor, Tensor]:
     """TF's `_compute_sampled_logits`: the logits of the true classes and of the sampled
     negatives ([batch, num_true + num_sampled]) and their labels (1 / num_true, then 0)."""
-    from torchestimator._ops import candidate_sampling_ops as sampling
+    from torchestimator._ops import (  # lazy: heavy (torchestimator._ops.candidate_sampling_ops, 279 ms)
+        candidate_sampling_ops as sampling,
+    )
 
     labels = convert_to_tensor(labels).to(torch.int64)
     if labels.ndim == 1:

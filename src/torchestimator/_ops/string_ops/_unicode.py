@@ -4,9 +4,7 @@ ngrams, unsorted_segment_join and to_hash_bucket (TF's legacy Hash64).
 
 Strings are Python str (UTF-8 text) as elsewhere in tf.strings; where TF's result holds bytes
 that are not UTF-8 text (a byte of a multi-byte character, UTF-16 output), the element is a
-Python `bytes`. Where TF returns a RaggedTensor, the result is a `RaggedTensor` when
-`torchestimator._ragged_tensor` is available, else tf.strings' ragged convention (a list of
-rows for a 1-D input, an object array of rows for a higher rank).
+Python `bytes`. Where TF returns a RaggedTensor, the result is a `RaggedTensor`.
 """
 
 from __future__ import annotations
@@ -18,7 +16,10 @@ import numpy as np
 import torch
 
 from torchestimator._ops.convert import dtype_name
+from torchestimator._ops.string_ops import _unicode_script_table as t
 from torchestimator._ops.string_ops._common import Tensor, _strings, _tensor
+from torchestimator._ops.string_ops._hash import _num_buckets
+from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator.errors import InvalidArgumentError
 
 _ERRORS = ("strict", "replace", "ignore")
@@ -27,20 +28,9 @@ _ERRORS = ("strict", "replace", "ignore")
 # ----------------------------------------------------------------------------- ragged results
 def _rows_to_ragged(rows: list, shape: tuple, values_kind: str) -> Any:
     """Rows (one list per element of an input of `shape`) as TF's RaggedTensor: a flat array for
-    a scalar input, a RaggedTensor (or the list-of-rows convention) otherwise."""
+    a scalar input, a RaggedTensor otherwise."""
     if not shape:
         return _flat(rows[0], values_kind)
-    try:
-        from torchestimator._ragged_tensor import RaggedTensor
-    except ImportError:
-        RaggedTensor = None  # noqa: N806
-    if RaggedTensor is None:
-        out_rows = [_flat(r, values_kind) for r in rows]
-        if len(shape) == 1:
-            return out_rows
-        out = np.empty(len(out_rows), dtype=object)
-        out[:] = out_rows
-        return out.reshape(shape)
     values = _flat([v for r in rows for v in r], values_kind)
     splits = torch.tensor(np.cumsum([0] + [len(r) for r in rows]), dtype=torch.int64)
     ragged = RaggedTensor.from_row_splits(values, splits)
@@ -359,8 +349,6 @@ def unicode_script(input: Any, name: str | None = None) -> Tensor:
     """
     global _SCRIPT_TABLE
     if _SCRIPT_TABLE is None:
-        from torchestimator._ops.string_ops import _unicode_script_table as t
-
         _SCRIPT_TABLE = (np.asarray(t.STARTS, dtype=np.int64), np.asarray(t.CODES, np.int32))
     x = input if isinstance(input, Tensor) else torch.as_tensor(np.asarray(input))
     if x.dtype is not torch.int32:
@@ -555,7 +543,6 @@ def to_hash_bucket(input: Any, num_buckets: int, name: str | None = None) -> Ten
     Returns:
         An int64 tensor of the input's shape.
     """
-    from torchestimator._ops.string_ops._hash import _num_buckets
 
     array = _byte_strings(input, "to_hash_bucket")
     buckets = _num_buckets(num_buckets, "to_hash_bucket")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import torch
+
 from torchestimator.distribute._cluster import position_from_tf_config, read_tf_config
 from torchestimator.train._cluster_spec import ClusterSpec
 
@@ -38,7 +40,6 @@ class ClusterResolver:
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
                          config_proto: Any = None) -> dict[str, int]:
         """The accelerators of this machine by type (`{'GPU': n}`; empty without GPUs)."""
-        import torch
 
         n = torch.cuda.device_count() if torch.cuda.is_available() else 0
         return {"GPU": n} if n else {}

@@ -7,7 +7,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from torchestimator.keras import backend, layers
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
+from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.utils import _data_utils  # get_file looked up per call
+from torchestimator.keras.utils._layer_utils import get_source_inputs
 
 
 def check_weights(weights: Any, include_top: bool, classes: int) -> None:
@@ -28,7 +32,6 @@ def check_weights(weights: Any, include_top: bool, classes: int) -> None:
 
 def data_format() -> str:
     """The global image data format ('channels_last' unless changed)."""
-    from torchestimator.keras import backend
 
     return backend.image_data_format()
 
@@ -40,8 +43,6 @@ def channel_axis() -> int:
 
 def make_input(input_tensor: Any, input_shape: tuple) -> Any:
     """The model's image input: `Input(shape=input_shape)`, or `input_tensor` when given."""
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
 
     if input_tensor is None:
         return layers.Input(shape=input_shape)
@@ -58,7 +59,6 @@ def model_inputs(input_tensor: Any, img_input: Any) -> Any:
     """The inputs the model is built from: `input_tensor`'s source inputs when given."""
     if input_tensor is None:
         return img_input
-    from torchestimator.keras.utils._layer_utils import get_source_inputs
 
     return get_source_inputs(input_tensor)
 
@@ -68,7 +68,6 @@ def top(x: Any, include_top: bool, pooling: str | None, classes: int,
         (None, None)) -> Any:
     """The usual head: GlobalAveragePooling2D + Dense 'predictions' with `include_top`, else
     the optional 'avg' / 'max' pooling."""
-    from torchestimator.keras import layers
 
     if include_top:
         x = layers.GlobalAveragePooling2D(name=pool_names[0])(x)
@@ -83,9 +82,8 @@ def top(x: Any, include_top: bool, pooling: str | None, classes: int,
 
 def fetch_weights(file_name: str, origin: str, file_hash: str | None) -> str:
     """Downloads (or finds in `~/.keras/models`) a pretrained weight file; returns its path."""
-    from torchestimator.keras.utils._data_utils import get_file
 
-    return get_file(file_name, origin, cache_subdir="models", file_hash=file_hash)
+    return _data_utils.get_file(file_name, origin, cache_subdir="models", file_hash=file_hash)
 
 
 def load_weights(model: Any, weights: Any, imagenet: tuple[str, str, str | None] | None) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.keras import backend, initializers, layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.engine.base_layer import Layer
@@ -78,7 +79,6 @@ class LayerScale(Layer):
 
     def build(self, input_shape: Any) -> None:
         """Creates `gamma`, shape `(projection_dim,)`."""
-        from torchestimator.keras import initializers
 
         self.gamma = self.add_weight(name="gamma", shape=(self.projection_dim,),
                                      initializer=initializers.Constant(self.init_values),
@@ -100,7 +100,6 @@ def ConvNeXtBlock(projection_dim: int, drop_path_rate: float = 0.0,
                   layer_scale_init_value: float | None = 1e-6, name: str | None = None) -> Any:
     """The ConvNeXt block (depthwise 7x7 conv, LayerNorm, two pointwise Dense layers with GELU,
     layer scale, residual); returns a function applying it to a tensor."""
-    from torchestimator.keras import backend, layers
 
     if name is None:
         name = "prestem" + str(backend.get_uid("prestem"))
@@ -127,8 +126,9 @@ def ConvNeXtBlock(projection_dim: int, drop_path_rate: float = 0.0,
 def _sequential(x: Any, stack: list, name: str) -> Any:
     """Applies the layers `stack` as one nested `Sequential` layer named `name` (as Keras'
     ConvNeXt does; built on `x`'s shape first so that it stays one layer of the model)."""
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.sequential import Sequential
+    from torchestimator.keras.engine.sequential import (  # lazy: heavy (torchestimator.keras.engine.sequential, 324 ms)
+        Sequential,
+    )
 
     model = Sequential([layers.InputLayer(input_shape=tuple(x.shape)[1:])] + stack, name=name)
     return model(x)
@@ -143,8 +143,9 @@ def ConvNeXt(depths: list, projection_dims: list, drop_path_rate: float = 0.0,
     """Builds a ConvNeXt of the given depths and widths; returns a `keras.Model` named
     `model_name`."""
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 262 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=_common.data_format(),

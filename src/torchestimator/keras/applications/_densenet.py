@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -19,8 +20,6 @@ _EPS = 1.001e-5
 
 
 def _bn(name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_common.channel_axis(), epsilon=_EPS, name=name)
 
 
@@ -34,7 +33,6 @@ def dense_block(x: Any, blocks: int, name: str) -> Any:
 def transition_block(x: Any, reduction: float, name: str) -> Any:
     """Batch norm, ReLU, a 1x1 convolution keeping `reduction` of the channels, 2x2 average
     pooling."""
-    from torchestimator.keras import layers
 
     x = _bn(name + "_bn")(x)
     x = layers.Activation("relu", name=name + "_relu")(x)
@@ -45,7 +43,6 @@ def transition_block(x: Any, reduction: float, name: str) -> Any:
 
 def conv_block(x: Any, growth_rate: int, name: str) -> Any:
     """A building block: its `growth_rate` new channels are concatenated to its input."""
-    from torchestimator.keras import layers
 
     x1 = _bn(name + "_0_bn")(x)
     x1 = layers.Activation("relu", name=name + "_0_relu")(x1)
@@ -64,8 +61,9 @@ def DenseNet(blocks: Any, include_top: bool = True, weights: Any = "imagenet",
     """Instantiates the DenseNet architecture with `blocks` (4 ints) conv blocks per dense
     block; returns a `keras.Model` (named densenet121/169/201 for their block counts)."""
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 180 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=224, min_size=32, data_format=_common.data_format(),

@@ -10,6 +10,7 @@ import copy
 import math
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -47,7 +48,6 @@ def block(inputs: Any, activation: Any = "swish", drop_rate: float = 0.0, name: 
           expand_ratio: int = 1, se_ratio: float = 0.0, id_skip: bool = True) -> Any:
     """An inverted residual block (expansion, depthwise convolution, squeeze-and-excitation,
     projection, skip connection with drop-connect)."""
-    from torchestimator.keras import layers
 
     bn_axis = _bn_axis()
     filters = filters_in * expand_ratio
@@ -102,8 +102,9 @@ def EfficientNet(width_coefficient: float, depth_coefficient: float, default_siz
     if blocks_args == "default":
         blocks_args = DEFAULT_BLOCKS_ARGS
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 292 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=_common.data_format(),

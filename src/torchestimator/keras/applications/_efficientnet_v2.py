@@ -10,6 +10,7 @@ import copy
 import math
 from typing import Any
 
+from torchestimator.keras import backend, layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._efficientnet import (
@@ -75,8 +76,6 @@ def _bn_axis() -> int:
 
 def _se(x: Any, input_filters: int, filters: int, se_ratio: float, activation: Any,
         name: str) -> Any:
-    from torchestimator.keras import layers
-
     filters_se = max(1, int(input_filters * se_ratio))
     se = layers.GlobalAveragePooling2D(name=name + "se_squeeze")(x)
     se_shape = (filters, 1, 1) if _bn_axis() == 1 else (1, 1, filters)
@@ -89,8 +88,6 @@ def _se(x: Any, input_filters: int, filters: int, se_ratio: float, activation: A
 
 
 def _residual(x: Any, inputs: Any, survival_probability: float, name: str) -> Any:
-    from torchestimator.keras import layers
-
     if survival_probability:  # Keras uses it as the dropout rate
         x = layers.Dropout(survival_probability, noise_shape=(None, 1, 1, 1),
                            name=name + "drop")(x)
@@ -103,7 +100,6 @@ def MBConvBlock(input_filters: int, output_filters: int, expand_ratio: float = 1
                 survival_probability: float = 0.8, name: str | None = None) -> Any:
     """MBConv block (expansion, depthwise conv, squeeze-and-excite, projection, residual);
     returns a function applying it to a tensor."""
-    from torchestimator.keras import backend, layers
 
     bn_axis = _bn_axis()
     if name is None:
@@ -147,7 +143,6 @@ def FusedMBConvBlock(input_filters: int, output_filters: int, expand_ratio: floa
                      survival_probability: float = 0.8, name: str | None = None) -> Any:
     """Fused-MBConv block (a regular conv instead of expansion + depthwise conv); returns a
     function applying it to a tensor."""
-    from torchestimator.keras import backend, layers
 
     bn_axis = _bn_axis()
     if name is None:
@@ -195,8 +190,9 @@ def EfficientNetV2(width_coefficient: float, depth_coefficient: float, default_s
     if blocks_args == "default":
         blocks_args = DEFAULT_BLOCKS_ARGS[model_name]
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 119 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=_common.data_format(),

@@ -11,6 +11,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.keras import activations, backend, layers
+from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.utils import _data_utils  # get_file looked up per call
+
 CLASS_INDEX: dict | None = None
 CLASS_INDEX_PATH = (
     "https://storage.googleapis.com/download.tensorflow.org/data/imagenet_class_index.json"
@@ -25,8 +29,6 @@ __all__ = ["decode_predictions", "preprocess_input"]
 
 def _data_format(data_format: str | None) -> str:
     if data_format is None:
-        from torchestimator.keras import backend
-
         return backend.image_data_format()
     if data_format not in {"channels_first", "channels_last"}:
         raise ValueError(
@@ -93,11 +95,7 @@ def preprocess_input(x: Any, data_format: str | None = None, mode: str = "caffe"
 
 
 def _preprocess_symbolic(x: Any, data_format: str, mode: str) -> Any:
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
-
     if isinstance(x, KerasTensor):  # inside a functional model: a Lambda layer does the work
-        from torchestimator.keras import layers
-
         return layers.Lambda(lambda t: _preprocess_symbolic(t, data_format, mode))(x)
     x = torch.as_tensor(x)
     if not x.is_floating_point():
@@ -142,9 +140,7 @@ def decode_predictions(preds: Any, top: int = 5) -> list[list[tuple[str, str, fl
             f"(samples, 1000)). Found array with shape: {preds.shape}"
         )
     if CLASS_INDEX is None:
-        from torchestimator.keras.utils._data_utils import get_file
-
-        fpath = get_file("imagenet_class_index.json", CLASS_INDEX_PATH, cache_subdir="models",
+        fpath = _data_utils.get_file("imagenet_class_index.json", CLASS_INDEX_PATH, cache_subdir="models",
                          file_hash=CLASS_INDEX_HASH)
         with open(fpath, encoding="utf-8") as f:
             CLASS_INDEX = json.load(f)
@@ -201,7 +197,6 @@ def obtain_input_shape(input_shape: Any, default_size: int, min_size: int, data_
 def correct_pad(inputs: Any, kernel_size: int | tuple[int, int]) -> tuple:
     """Returns the ((top, bottom), (left, right)) zero-padding for a 2D convolution with
     downsampling, so that 'valid' strided convolutions match TF's 'same' ones."""
-    from torchestimator.keras import backend
 
     img_dim = 2 if backend.image_data_format() == "channels_first" else 1
     input_size = tuple(inputs.shape)[img_dim:img_dim + 2]
@@ -220,7 +215,6 @@ def validate_activation(classifier_activation: Any, weights: Any) -> None:
     other than `None` or "softmax"."""
     if weights is None:
         return
-    from torchestimator.keras import activations
 
     activation = activations.get(classifier_activation)
     if activation not in {activations.get("softmax"), activations.get(None)}:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._inception_v3 import head
@@ -27,7 +28,6 @@ def conv2d_bn(x: Any, filters: int, kernel_size: Any, strides: int = 1, padding:
               name: str | None = None) -> Any:
     """Conv2D, then BatchNormalization (no scale) unless `use_bias`, then `activation`; with
     `name`, the layers are `name`, `name + '_bn'` and `name + '_ac'`."""
-    from torchestimator.keras import layers
 
     x = layers.Conv2D(filters, kernel_size, strides=strides, padding=padding,
                       use_bias=use_bias, name=name)(x)
@@ -63,7 +63,6 @@ def inception_resnet_block(x: Any, scale: float, block_type: str, block_idx: int
     """An Inception-ResNet block ('block35', 'block17' or 'block8'): its branches are
     concatenated, projected and added to `x` scaled by `scale`; layers named
     `{block_type}_{block_idx}_*`."""
-    from torchestimator.keras import layers
 
     if block_type == "block35":
         branch_0 = conv2d_bn(x, 32, 1)
@@ -127,8 +126,9 @@ def InceptionResNetV2(include_top: bool = True, weights: Any = "imagenet",
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 204 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=75, data_format=_common.data_format(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -18,7 +19,6 @@ def conv2d_bn(x: Any, filters: int, num_row: int, num_col: int, padding: str = "
               strides: tuple = (1, 1), name: str | None = None) -> Any:
     """Conv2D (no bias) + BatchNormalization (no scale) + ReLU; with `name`, the layers are
     `name + '_conv'`, `name + '_bn'` and `name`."""
-    from torchestimator.keras import layers
 
     bn_axis = 1 if _common.data_format() == "channels_first" else 3
     x = layers.Conv2D(filters, (num_row, num_col), strides=strides, padding=padding,
@@ -32,7 +32,6 @@ def head(x: Any, include_top: bool, pooling: str | None, classes: int,
          classifier_activation: Any, weights: Any) -> Any:
     """Keras' head of InceptionV3/Xception/InceptionResNetV2: 'avg_pool' + 'predictions'
     with `include_top`, else an unnamed global pooling per `pooling`."""
-    from torchestimator.keras import layers
 
     if include_top:
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
@@ -68,8 +67,9 @@ def InceptionV3(include_top: bool = True, weights: Any = "imagenet", input_tenso
         A `keras.Model` instance named 'inception_v3'.
     """
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 125 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=75, data_format=_common.data_format(),

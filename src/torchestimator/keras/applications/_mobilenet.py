@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -18,8 +19,6 @@ _BLOCKS = ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), (512, 1), 
 
 def _conv_block(inputs: Any, filters: int, alpha: float, kernel: tuple = (3, 3),
                 strides: tuple = (1, 1)) -> Any:
-    from torchestimator.keras import layers
-
     x = layers.Conv2D(int(filters * alpha), kernel, padding="same", use_bias=False,
                       strides=strides, name="conv1")(inputs)
     x = layers.BatchNormalization(axis=_common.channel_axis(), name="conv1_bn")(x)
@@ -28,8 +27,6 @@ def _conv_block(inputs: Any, filters: int, alpha: float, kernel: tuple = (3, 3),
 
 def _depthwise_conv_block(inputs: Any, pointwise_conv_filters: int, alpha: float,
                           depth_multiplier: int = 1, strides: int = 1, block_id: int = 1) -> Any:
-    from torchestimator.keras import layers
-
     axis = _common.channel_axis()
     if strides == 1:
         x = inputs
@@ -74,8 +71,9 @@ def MobileNet(input_shape: tuple | None = None, alpha: float = 1.0, depth_multip
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 129 ms)
+        Model,
+    )
 
     channels_first = _common.data_format() == "channels_first"
     default_size = 224

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -44,16 +45,12 @@ def _default_size(input_shape: Any, input_tensor: Any) -> int:
 
 
 def _bn(name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_common.channel_axis(), epsilon=1e-3, momentum=0.999,
                                      name=name)
 
 
 def _inverted_res_block(inputs: Any, expansion: int, stride: int, alpha: float, filters: int,
                         block_id: int) -> Any:
-    from torchestimator.keras import layers
-
     in_channels = tuple(inputs.shape)[_common.channel_axis()]
     pointwise_filters = make_divisible(int(filters * alpha), 8)
     x = inputs
@@ -110,8 +107,9 @@ def MobileNetV2(input_shape: tuple | None = None, alpha: float = 1.0, include_to
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 246 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=_default_size(input_shape, input_tensor), min_size=32,

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._mobilenet_v2 import make_divisible
@@ -51,35 +52,28 @@ def _depth(v: float, divisor: int = 8, min_value: int | None = None) -> int:
 
 def relu(x: Any) -> Any:
     """An (unnamed) ReLU layer applied to `x`."""
-    from torchestimator.keras import layers
 
     return layers.ReLU()(x)
 
 
 def hard_sigmoid(x: Any) -> Any:
     """`ReLU(6)(x + 3) / 6`, as Keras writes it (operator layers around a ReLU)."""
-    from torchestimator.keras import layers
 
     return layers.ReLU(6.0)(x + 3.0) * (1.0 / 6.0)
 
 
 def hard_swish(x: Any) -> Any:
     """`x * hard_sigmoid(x)` (a Multiply layer)."""
-    from torchestimator.keras import layers
 
     return layers.Multiply()([x, hard_sigmoid(x)])
 
 
 def _bn(name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_common.channel_axis(), epsilon=1e-3, momentum=0.999,
                                      name=name)
 
 
 def _se_block(inputs: Any, filters: int, se_ratio: float, prefix: str) -> Any:
-    from torchestimator.keras import layers
-
     x = layers.GlobalAveragePooling2D(keepdims=True, name=prefix + "squeeze_excite/AvgPool")(
         inputs)
     x = layers.Conv2D(_depth(filters * se_ratio), kernel_size=1, padding="same",
@@ -94,8 +88,6 @@ def _se_block(inputs: Any, filters: int, se_ratio: float, prefix: str) -> Any:
 def _inverted_res_block(x: Any, expansion: float, filters: int, kernel_size: int, stride: int,
                         se_ratio: float | None, activation: Callable[[Any], Any],
                         block_id: int) -> Any:
-    from torchestimator.keras import layers
-
     shortcut = x
     prefix = "expanded_conv/"
     infilters = tuple(x.shape)[_common.channel_axis()]
@@ -132,8 +124,9 @@ def MobileNetV3(blocks: tuple, last_point_ch: int, input_shape: tuple | None = N
     """Builds a MobileNetV3 from its block table; returns a `keras.Model` named
     `'MobilenetV3' + model_type`."""
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 200 ms)
+        Model,
+    )
 
     channels_first = _common.data_format() == "channels_first"
     if input_tensor is not None:

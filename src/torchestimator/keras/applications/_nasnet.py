@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from torchestimator.keras import backend, layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -27,23 +28,17 @@ _IMAGENET = {
 
 
 def _bn(name: str | None = None) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_common.channel_axis(), momentum=0.9997,
                                      epsilon=1e-3, name=name)
 
 
 def _conv1x1(filters: int, name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.Conv2D(filters, (1, 1), strides=(1, 1), padding="same", use_bias=False,
                          name=name, kernel_initializer="he_normal")
 
 
 def _separable_conv_block(ip: Any, filters: int, kernel_size: tuple = (3, 3),
                           strides: tuple = (1, 1), block_id: str | None = None) -> Any:
-    from torchestimator.keras import layers
-
     x = layers.Activation("relu")(ip)
     if strides == (2, 2):
         x = layers.ZeroPadding2D(padding=imagenet_utils.correct_pad(x, kernel_size),
@@ -64,7 +59,6 @@ def _separable_conv_block(ip: Any, filters: int, kernel_size: tuple = (3, 3),
 
 def _adjust_block(p: Any, ip: Any, filters: int, block_id: str | None = None) -> Any:
     """Matches the previous cell's output `p` to `ip`'s spatial size and `filters`."""
-    from torchestimator.keras import layers
 
     channel_dim = _common.channel_axis()
     img_dim = 2 if _common.data_format() == "channels_first" else -2
@@ -94,7 +88,6 @@ def _adjust_block(p: Any, ip: Any, filters: int, block_id: str | None = None) ->
 
 def _normal_a_cell(ip: Any, p: Any, filters: int, block_id: str | None = None) -> tuple:
     """A NASNet-A normal cell; returns (its output, `ip`)."""
-    from torchestimator.keras import layers
 
     p = _adjust_block(p, ip, filters, block_id)
     h = layers.Activation("relu")(ip)
@@ -124,7 +117,6 @@ def _normal_a_cell(ip: Any, p: Any, filters: int, block_id: str | None = None) -
 
 def _reduction_a_cell(ip: Any, p: Any, filters: int, block_id: str | None = None) -> tuple:
     """A NASNet-A reduction cell (halves the spatial size); returns (its output, `ip`)."""
-    from torchestimator.keras import layers
 
     p = _adjust_block(p, ip, filters, block_id)
     h = layers.Activation("relu")(ip)
@@ -174,8 +166,9 @@ def NASNet(input_shape: tuple | None = None, penultimate_filters: int = 4032,
         default_size = 331
     if weights == "imagenet" and default_size not in (224, 331):
         raise ValueError("ImageNet weights can only be loaded with NASNetLarge or NASNetMobile")
-    from torchestimator.keras import backend, layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 53 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=_common.data_format(),

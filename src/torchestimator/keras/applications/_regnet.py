@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import backend, layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -97,14 +98,10 @@ MODEL_CONFIGS = {name: {"depths": list(d), "widths": list(w), "group_width": g,
 
 
 def _bn(name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(momentum=0.9, epsilon=1e-5, name=name)
 
 
 def _conv(filters: int, kernel: tuple, name: str, **kwargs: Any) -> Any:
-    from torchestimator.keras import layers
-
     return layers.Conv2D(filters, kernel, use_bias=False, kernel_initializer="he_normal",
                          name=name, **kwargs)
 
@@ -112,7 +109,6 @@ def _conv(filters: int, kernel: tuple, name: str, **kwargs: Any) -> Any:
 def SqueezeAndExciteBlock(filters_in: int, se_filters: int, name: str | None = None) -> Any:
     """Squeeze-and-excite: global pooling, two 1x1 convs (ReLU, sigmoid), rescaling of the
     input; returns a function applying it to a tensor."""
-    from torchestimator.keras import backend, layers
 
     if name is None:
         name = str(backend.get_uid("squeeze_and_excite"))
@@ -132,8 +128,6 @@ def SqueezeAndExciteBlock(filters_in: int, se_filters: int, name: str | None = N
 
 def _block(filters_in: int, filters_out: int, group_width: int, stride: int,
            squeeze_excite_ratio: float | None, name: str) -> Any:
-    from torchestimator.keras import layers
-
     def apply(inputs: Any) -> Any:
         if filters_in != filters_out and stride == 1:
             raise ValueError(f"Input filters({filters_in}) and output filters({filters_out}) "
@@ -167,7 +161,6 @@ def XBlock(filters_in: int, filters_out: int, group_width: int, stride: int = 1,
            name: str | None = None) -> Any:
     """The RegNetX block (1x1 conv, 3x3 group conv, 1x1 conv, residual); returns a function
     applying it to a tensor."""
-    from torchestimator.keras import backend
 
     if name is None:
         name = str(backend.get_uid("xblock"))
@@ -178,7 +171,6 @@ def YBlock(filters_in: int, filters_out: int, group_width: int, stride: int = 1,
            squeeze_excite_ratio: float = 0.25, name: str | None = None) -> Any:
     """The RegNetY block (an XBlock with squeeze-and-excite); returns a function applying it
     to a tensor."""
-    from torchestimator.keras import backend
 
     if name is None:
         name = str(backend.get_uid("yblock"))
@@ -189,7 +181,6 @@ def Stage(block_type: str, depth: int, group_width: int, filters_in: int, filter
           name: str | None = None) -> Any:
     """`depth` blocks of `block_type` ('X' or 'Y'), the first one with stride 2; returns a
     function applying them to a tensor."""
-    from torchestimator.keras import backend
 
     if name is None:
         name = str(backend.get_uid("stage"))
@@ -217,8 +208,9 @@ def RegNet(depths: list, widths: list, group_width: int, block_type: str, defaul
     """Builds a RegNet of the given stage depths and widths; returns a `keras.Model` named
     `model_name`."""
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import backend, layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 186 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=_common.data_format(),

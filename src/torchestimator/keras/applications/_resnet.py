@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -22,8 +23,6 @@ _EPS = 1.001e-5
 
 
 def _bn(name: str) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_common.channel_axis(), epsilon=_EPS, name=name)
 
 
@@ -38,8 +37,9 @@ def ResNet(stack_fn: Callable[[Any], Any], preact: bool, use_bias: bool,
     if kwargs:
         raise ValueError(f"Unknown argument(s): {kwargs}")
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 197 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=224, min_size=32, data_format=_common.data_format(),
@@ -71,7 +71,6 @@ def ResNet(stack_fn: Callable[[Any], Any], preact: bool, use_bias: bool,
 def block1(x: Any, filters: int, kernel_size: int = 3, stride: int = 1,
            conv_shortcut: bool = True, name: str | None = None) -> Any:
     """A residual block (ResNet V1: convolution, batch norm, ReLU; ReLU after the add)."""
-    from torchestimator.keras import layers
 
     if conv_shortcut:
         shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=name + "_0_conv")(x)
@@ -101,7 +100,6 @@ def stack1(x: Any, filters: int, blocks: int, stride1: int = 2, name: str | None
 def block2(x: Any, filters: int, kernel_size: int = 3, stride: int = 1,
            conv_shortcut: bool = False, name: str | None = None) -> Any:
     """A pre-activation residual block (ResNet V2: batch norm and ReLU before convolutions)."""
-    from torchestimator.keras import layers
 
     preact = _bn(name + "_preact_bn")(x)
     preact = layers.Activation("relu", name=name + "_preact_relu")(preact)

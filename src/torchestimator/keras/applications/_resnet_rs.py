@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.keras import backend, layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._efficientnet import CONV_KERNEL_INITIALIZER
@@ -56,7 +57,6 @@ def _bn_axis() -> int:
 def fixed_padding(inputs: Any, kernel_size: int) -> Any:
     """Pads the spatial dimensions by `kernel_size - 1` in all (independently of the input
     size), so that strided 'valid' convolutions are independent of it."""
-    from torchestimator.keras import layers
 
     pad_total = kernel_size - 1
     pad_beg = pad_total // 2
@@ -67,7 +67,6 @@ def fixed_padding(inputs: Any, kernel_size: int) -> Any:
 def Conv2DFixedPadding(filters: int, kernel_size: int, strides: int,
                        name: str | None = None) -> Callable[[Any], Any]:
     """A Conv2D (no bias) with fixed padding when strided; returns a function applying it."""
-    from torchestimator.keras import backend, layers
 
     if name is None:
         name = f"conv_{backend.get_uid('conv_')}"
@@ -83,8 +82,6 @@ def Conv2DFixedPadding(filters: int, kernel_size: int, strides: int,
 
 
 def _bn(name: str, momentum: float, epsilon: float) -> Any:
-    from torchestimator.keras import layers
-
     return layers.BatchNormalization(axis=_bn_axis(), momentum=momentum, epsilon=epsilon,
                                      name=name)
 
@@ -92,7 +89,6 @@ def _bn(name: str, momentum: float, epsilon: float) -> Any:
 def STEM(bn_momentum: float = 0.0, bn_epsilon: float = 1e-5, activation: str = "relu",
          name: str | None = None) -> Callable[[Any], Any]:
     """The ResNet-D stem (four 3x3 convolutions); returns a function applying it."""
-    from torchestimator.keras import backend, layers
 
     if name is None:
         name = f"stem_{backend.get_uid('stem_')}"
@@ -111,7 +107,6 @@ def STEM(bn_momentum: float = 0.0, bn_epsilon: float = 1e-5, activation: str = "
 def SE(in_filters: int, se_ratio: float = 0.25, expand_ratio: int = 1,
        name: str | None = None) -> Callable[[Any], Any]:
     """Squeeze-and-excitation; returns a function applying it."""
-    from torchestimator.keras import backend, layers
 
     bn_axis = _bn_axis()
     if name is None:
@@ -141,7 +136,6 @@ def BottleneckBlock(filters: int, strides: int, use_projection: bool, bn_momentu
                     name: str | None = None) -> Callable[[Any], Any]:
     """A bottleneck residual block with squeeze-and-excitation; returns a function applying
     it."""
-    from torchestimator.keras import backend, layers
 
     if name is None:
         name = f"block_0_{backend.get_uid('block_0_')}"
@@ -189,7 +183,6 @@ def BlockGroup(filters: int, strides: int, num_repeats: int, se_ratio: float = 0
                name: str | None = None) -> Callable[[Any], Any]:
     """`num_repeats` bottleneck blocks, the first one with a projection shortcut; returns a
     function applying them."""
-    from torchestimator.keras import backend
 
     if name is None:
         name = f"block_group_{backend.get_uid('block_group_')}"
@@ -250,8 +243,9 @@ def ResNetRS(depth: int, input_shape: tuple | None = None, bn_momentum: float = 
         raise ValueError(f"If using `weights` as `'imagenet'` or any of {weights_allow_list} "
                          "with `include_top` as true, `classes` should be 1000. Received "
                          f"classes={classes}")
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 177 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=224, min_size=32, data_format=_common.data_format(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 
@@ -19,8 +20,9 @@ _FILTERS = (64, 128, 256, 512, 512)
 def _vgg(name: str, include_top: bool, weights: Any, input_tensor: Any, input_shape: Any,
          pooling: str | None, classes: int, classifier_activation: Any) -> Any:
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 133 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=224, min_size=32, data_format=_common.data_format(),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._inception_v3 import head
@@ -38,8 +39,9 @@ def Xception(include_top: bool = True, weights: Any = "imagenet", input_tensor: 
         A `keras.Model` instance named 'xception'.
     """
     _common.check_weights(weights, include_top, classes)
-    from torchestimator.keras import layers
-    from torchestimator.keras.engine.model import Model
+    from torchestimator.keras.engine.model import (  # lazy: heavy (torchestimator.keras.engine.model, 289 ms)
+        Model,
+    )
 
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=71, data_format=_common.data_format(),

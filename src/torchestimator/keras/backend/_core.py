@@ -22,6 +22,8 @@ import torch
 import torchestimator as _tf
 from torchestimator.keras.backend import _state
 from torchestimator.keras.backend._state import floatx, get_value, set_value
+from torchestimator.keras.engine.call_context import CONTEXT
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 
 _py_all = builtins.all
 _py_any = builtins.any
@@ -70,7 +72,6 @@ def is_keras_tensor(x: Any) -> bool:
 
     Raises ValueError when `x` is not a tensor at all.
     """
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
 
     if not isinstance(x, (torch.Tensor, _tf.SparseTensor, KerasTensor)):
         raise ValueError(
@@ -244,7 +245,9 @@ def placeholder(shape: Any = None, ndim: int | None = None, dtype: Any = None, s
             "placeholder() needs `shape` or `ndim`: a placeholder of unknown rank is not "
             "supported; pass e.g. shape=(None, 3) or ndim=2."
         )
-    from torchestimator.keras import Input
+    from torchestimator.keras import (  # lazy: keras.engine.input_layer imports this module at load time
+        Input,
+    )
 
     x = Input(batch_shape=tuple(shape), dtype=dtype, name=name, sparse=sparse or None,
               ragged=ragged or None)
@@ -357,8 +360,6 @@ def in_train_phase(x: Any, alt: Any, training: Any = None) -> Any:
     `training` defaults to the enclosing layer call's `training`, then `learning_phase()`.
     """
     if training is None:
-        from torchestimator.keras.engine.call_context import CONTEXT
-
         training = CONTEXT.training
     if training is None:
         training = learning_phase()
@@ -428,7 +429,9 @@ def function(inputs: Any, outputs: Any, updates: Any = None, name: str | None = 
         raise ValueError(
             f"`updates` argument is not supported during eager execution. You passed: {updates}"
         )
-    from torchestimator.keras import Model
+    from torchestimator.keras import (  # lazy: keras.engine.model imports this module at load time
+        Model,
+    )
 
     model = Model(inputs=inputs, outputs=outputs)
     wrap_outputs = isinstance(outputs, list) and len(outputs) == 1

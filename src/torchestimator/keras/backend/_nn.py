@@ -151,7 +151,9 @@ def bias_add(x: Any, bias: Any, data_format: str | None = None) -> torch.Tensor:
 # --------------------------------------------------------------------- losses
 def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> torch.Tensor:
     """Binary crossentropy between an output tensor and a target tensor, element-wise."""
-    from torchestimator.keras.losses._crossentropy import _backend_binary_crossentropy
+    from torchestimator.keras.losses._crossentropy import (  # lazy: keras.losses._crossentropy imports this module at load time
+        _backend_binary_crossentropy,
+    )
 
     target, output = _t(target), _t(output)
     return _backend_binary_crossentropy(target.to(output.dtype), output, from_logits)
@@ -175,7 +177,9 @@ def binary_focal_crossentropy(target: Any, output: Any, apply_class_balancing: b
 def categorical_crossentropy(target: Any, output: Any, from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical crossentropy between an output tensor and a one-hot target tensor; the
     class `axis` is reduced."""
-    from torchestimator.keras.losses import categorical_crossentropy as _cce
+    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
+        categorical_crossentropy as _cce,
+    )
 
     return _cce(target, output, from_logits=from_logits, label_smoothing=0.0, axis=axis)
 
@@ -184,7 +188,9 @@ def categorical_focal_crossentropy(target: Any, output: Any, alpha: Any = 0.25, 
                                    from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical focal crossentropy: `alpha * (1 - p) ** gamma * crossentropy`, summed over
     the class `axis`."""
-    from torchestimator.keras.losses import categorical_focal_crossentropy as _cfce
+    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
+        categorical_focal_crossentropy as _cfce,
+    )
 
     return _cfce(target, output, alpha=alpha, gamma=gamma, from_logits=from_logits,
                  label_smoothing=0.0, axis=axis)
@@ -193,7 +199,9 @@ def categorical_focal_crossentropy(target: Any, output: Any, alpha: Any = 0.25, 
 def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool = False,
                                     axis: int = -1, ignore_class: int | None = None) -> torch.Tensor:
     """Categorical crossentropy with integer targets; `ignore_class` ids give 0."""
-    from torchestimator.keras.losses import sparse_categorical_crossentropy as _scce
+    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
+        sparse_categorical_crossentropy as _scce,
+    )
 
     return _scce(target, output, from_logits=from_logits, axis=axis, ignore_class=ignore_class)
 

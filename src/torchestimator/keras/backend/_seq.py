@@ -12,14 +12,13 @@ import torch
 import torch.nn.functional as F
 
 import torchestimator as _tf
+from torchestimator._ops import nest
 from torchestimator._ops.ctc_ops import beam_search, collapse
 from torchestimator.keras.backend._core import _t
 from torchestimator.keras.backend._state import epsilon
 
 
 def _nest():
-    from torchestimator._ops import nest
-
     return nest
 
 

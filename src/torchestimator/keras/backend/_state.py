@@ -6,6 +6,12 @@ import collections
 import re
 import threading
 
+import numpy as np
+import torch
+
+from torchestimator import _variable
+from torchestimator._engine.object_scope import current_scope
+
 _LOCK = threading.Lock()
 _NAME_COUNTS: collections.Counter[str] = collections.Counter()
 _FLOATX = "float32"
@@ -34,7 +40,6 @@ def unique_object_name(class_name: str, zero_based: bool = True) -> str:
     names inputs).
     """
     base = _snake_case(class_name)
-    from torchestimator._engine.object_scope import current_scope
 
     scope = current_scope()
     if scope is not None:  # inside an Estimator's model_fn: names restart per model
@@ -48,7 +53,6 @@ def unique_object_name(class_name: str, zero_based: bool = True) -> str:
 def clear_session() -> None:
     """Resets the global state: default layer names start again from `dense`, `dense_1`, ...,
     and default `tf.Variable` names from `Variable`, `Variable_1`, ..."""
-    from torchestimator import _variable
 
     with _LOCK:
         _NAME_COUNTS.clear()
@@ -114,8 +118,6 @@ def set_value(x: object, value: object) -> None:
     if hasattr(x, "assign"):
         x.assign(value)
         return
-    import numpy as np
-    import torch
 
     if isinstance(x, torch.Tensor):
         with torch.no_grad():

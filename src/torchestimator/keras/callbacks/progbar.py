@@ -136,7 +136,9 @@ class Progbar:
     # -- drawing ------------------------------------------------------------------------------
 
     def _draw(self, current: int, now: float, time_per_unit: float, finalize: bool) -> None:
-        from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
+        from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
+            is_interactive_logging_enabled,
+        )
 
         color = self._dynamic_display and is_interactive_logging_enabled()
         if not color and not finalize:  # logged output gets the final line only
@@ -226,7 +228,9 @@ class Progbar:
 
     @staticmethod
     def _write(message: str) -> None:
-        from torchestimator.keras.utils._io_utils import print_msg
+        from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
+            print_msg,
+        )
 
         print_msg(message, line_break=False)  # stdout, or logging when not interactive
 

@@ -87,7 +87,9 @@ class ProgbarLogger(Callback):
         self._reset_progbar()
         self._maybe_init_progbar()
         if self.verbose and self.epochs > 1:
-            from torchestimator.keras.utils._io_utils import print_msg
+            from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
+                print_msg,
+            )
 
             print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 

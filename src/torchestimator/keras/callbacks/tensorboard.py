@@ -10,6 +10,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from google.protobuf import text_format
+from tensorboard.compat.proto import event_pb2
+from tensorboard.plugins.graph import keras_util
+from tensorboard.plugins.projector import projector_config_pb2
+from torch import profiler
 
 from torchestimator._engine.summary import SummaryWriter
 from torchestimator.keras.callbacks._logs import to_number, to_python
@@ -339,8 +344,6 @@ class TensorBoard(Callback):
         self._train_writer.keras_model("keras", config, step=0)
         graph_def = _conceptual_graph_def(config)
         if graph_def is not None:  # the Graphs tab's default "op graph" view draws it too
-            from tensorboard.compat.proto import event_pb2
-
             self._train_writer.add_event(event_pb2.Event(
                 wall_time=time.time(), graph_def=graph_def.SerializeToString()))
         self._train_writer.flush()
@@ -348,9 +351,6 @@ class TensorBoard(Callback):
     # -- embeddings ---------------------------------------------------------------------------
 
     def _configure_embeddings(self) -> None:
-        from google.protobuf import text_format
-        from tensorboard.plugins.projector import projector_config_pb2
-
         metadata = self.embeddings_metadata
         remaining = dict(metadata) if isinstance(metadata, dict) else None
         config = projector_config_pb2.ProjectorConfig()
@@ -391,8 +391,6 @@ class TensorBoard(Callback):
     # -- profiling ----------------------------------------------------------------------------
 
     def _start_trace(self) -> None:
-        from torch import profiler
-
         trace_dir = os.path.join(
             self.log_dir, "plugins", "profile", time.strftime("%Y_%m_%d_%H_%M_%S")
         )
@@ -492,8 +490,6 @@ def _conceptual_graph_def(model_json: str) -> Any:
     """The layer graph as a GraphDef (TensorBoard's own conversion), or None when TensorBoard
     cannot convert this config."""
     try:
-        from tensorboard.plugins.graph import keras_util
-
         return keras_util.keras_model_to_graph_def(json.loads(model_json))
     except Exception:  # an unusual config: the Keras model summary alone is written
         return None

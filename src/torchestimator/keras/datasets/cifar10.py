@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from torchestimator.keras.backend import image_data_format
 from torchestimator.keras.datasets._cifar import load_batch
 from torchestimator.keras.utils._data_utils import get_file
 
@@ -30,7 +31,6 @@ def load_data() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.nda
         `image_data_format()` is 'channels_first') and uint8 labels of shape `(50000, 1)` /
         `(10000, 1)`.
     """
-    from torchestimator.keras.backend import image_data_format
 
     path = get_file("cifar-10-batches-py", origin=_ORIGIN, untar=True, file_hash=_FILE_HASH)
     xs, ys = [], []

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from torchestimator.keras.backend import image_data_format
 from torchestimator.keras.datasets._cifar import load_batch
 from torchestimator.keras.utils._data_utils import get_file
 
@@ -36,7 +37,6 @@ def load_data(
         `image_data_format()` is 'channels_first') and int64 labels (as Keras 2.15 returns
         them) of shape `(50000, 1)` / `(10000, 1)`.
     """
-    from torchestimator.keras.backend import image_data_format
 
     if label_mode not in ["fine", "coarse"]:
         raise ValueError(

@@ -12,7 +12,7 @@ __all__ = ["model_to_estimator"]
 
 def __getattr__(name: str) -> Any:
     if name == "model_to_estimator":
-        from torchestimator.estimator._model_to_estimator import (
+        from torchestimator.estimator._model_to_estimator import (  # lazy: upward dependency (keras → estimator), loaded when used
             model_to_estimator,  # lazy re-export (see above)
         )
 

@@ -11,16 +11,20 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:
     if name in ("SequenceFeatures", "LinearModel", "WideDeepModel"):
-        import torchestimator.feature_column as fc
+        import torchestimator.feature_column as fc  # lazy: upward dependency (keras → feature_column), loaded when used
 
         if hasattr(fc, name):
             return getattr(fc, name)
     if name in ("CosineDecay", "CosineDecayRestarts"):
-        from torchestimator.keras.optimizers import schedules
+        from torchestimator.keras.optimizers import (  # lazy: heavy (torchestimator.keras.optimizers, 1556 ms)
+            schedules,
+        )
 
         return getattr(schedules, name)
     if name == "SidecarEvaluator":
-        from torchestimator.keras.utils import SidecarEvaluator
+        from torchestimator.keras.utils import (  # lazy: heavy (torchestimator.keras.utils, 1166 ms)
+            SidecarEvaluator,
+        )
 
         class _DeprecatedSidecarEvaluator(SidecarEvaluator):
             """`tf.keras.experimental.SidecarEvaluator`: deprecated, use

@@ -17,8 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
+from safetensors.torch import save_file
 
+import torchestimator
 from torchestimator._dtypes import TensorSpec
+from torchestimator._variable import Variable
 
 VARIABLE_COLLECTIONS_FILE = "keras_variable_collections.safetensors"
 
@@ -135,8 +138,6 @@ class ExportArchive:
     """
 
     def __init__(self) -> None:
-        import torchestimator
-
         self._endpoint_names: list[str] = []
         self._endpoints: dict[str, tuple[Callable, list, list[tuple[str, TensorSpec]]]] = {}
         self._tracked: list[torch.nn.Module] = []
@@ -193,7 +194,6 @@ class ExportArchive:
     def add_variable_collection(self, name: str, variables: Any) -> None:
         """Registers variables to write with the archive (in
         `assets.extra/keras_variable_collections.safetensors`, keys `<name>/<i>`)."""
-        from torchestimator._variable import Variable
 
         if not isinstance(variables, (list, tuple, set)):
             raise ValueError(
@@ -229,10 +229,19 @@ class ExportArchive:
     def write_out(self, filepath: str | os.PathLike, options: Any = None) -> None:
         """Writes the export to `filepath` (replacing an export there): one signature per
         endpoint, the first also as `serving_default`."""
-        from torchestimator.keras.utils._io_utils import print_msg
-        from torchestimator.saved_model import _builder
-        from torchestimator.saved_model._export_output import PredictOutput
-        from torchestimator.saved_model._receiver_spec import RAW, ReceiverSpec
+        from torchestimator.keras.utils._io_utils import (  # lazy: heavy (torchestimator.keras.utils._io_utils, 1487 ms)
+            print_msg,
+        )
+        from torchestimator.saved_model import (  # lazy: heavy (torchestimator.saved_model, 84 ms)
+            _builder,
+        )
+        from torchestimator.saved_model._export_output import (  # lazy: heavy (torchestimator.saved_model._export_output, 180 ms)
+            PredictOutput,
+        )
+        from torchestimator.saved_model._receiver_spec import (  # lazy: heavy (torchestimator.saved_model._receiver_spec, 183 ms)
+            RAW,
+            ReceiverSpec,
+        )
 
         del options
         if not self._endpoint_names:
@@ -277,7 +286,6 @@ class ExportArchive:
     def _write_variable_collections(self, directory: str) -> dict[str, str] | None:
         if not self._variable_collections:
             return None
-        from safetensors.torch import save_file
 
         tensors = {f"{name}/{i}": v.detach().cpu().contiguous().clone()
                    for name, variables in self._variable_collections.items()

@@ -13,6 +13,10 @@ from typing import Any as _Any
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.input_spec import InputSpec
+from torchestimator.keras.saving._registry import (
+    deserialize_keras_object as _deserialize_keras_object,
+)
+from torchestimator.keras.saving._registry import serialize_keras_object as _serialize_keras_object
 
 #: The layers of each family (sub-package), as its `__all__` lists them (a test keeps this
 #: table and the sub-packages in step).
@@ -87,17 +91,13 @@ __all__ = sorted([
 
 def serialize(layer: Layer) -> dict:
     """Returns the layer's config as `{"class_name": ..., "config": ...}` (`tf.keras.layers.serialize`)."""
-    from torchestimator.keras.saving._registry import serialize_keras_object
-
-    return serialize_keras_object(layer)
+    return _serialize_keras_object(layer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
     """Returns the layer `serialize` described (`tf.keras.layers.deserialize`); `custom_objects`
     maps the names of layers not built in to their classes."""
-    from torchestimator.keras.saving._registry import deserialize_keras_object
-
-    return deserialize_keras_object(config, custom_objects=custom_objects)
+    return _deserialize_keras_object(config, custom_objects=custom_objects)
 
 
 def __getattr__(name: str) -> _Any:
@@ -105,7 +105,9 @@ def __getattr__(name: str) -> _Any:
     if family is not None:
         value = getattr(_importlib.import_module(f"torchestimator.keras.layers.{family}"), name)
     elif name == "DenseFeatures":  # feature-column layers live with the feature columns
-        from torchestimator.feature_column import DenseFeatures as value
+        from torchestimator.feature_column import (  # lazy: upward dependency (keras → feature_column), loaded when used
+            DenseFeatures as value,
+        )
     elif name == "experimental":  # tf.keras.layers.experimental.SyncBatchNormalization
         value = _importlib.import_module("torchestimator.keras.layers.experimental")
     else:

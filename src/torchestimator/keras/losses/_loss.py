@@ -19,6 +19,7 @@ from torchestimator.keras.losses._utils import (
     to_float_tensor,
     to_tensor,
 )
+from torchestimator.keras.saving import serialize_keras_object
 
 
 class Loss(abc.ABC):
@@ -131,8 +132,6 @@ _BATCH_MEANS: dict[Callable, Callable] = {
 def _fn_name(fn: Any) -> Any:
     """Returns a serializable reference to `fn`: its registered name (or its config)."""
     if hasattr(fn, "get_config") and not isinstance(fn, type):
-        from torchestimator.keras.saving import serialize_keras_object
-
         return serialize_keras_object(fn)
     return getattr(fn, "_registered_name", None) or getattr(fn, "__name__", None)
 
@@ -205,7 +204,9 @@ class LossFunctionWrapper(Loss):
         config = dict(config)
         fn = config.pop("fn", None)
         if cls is LossFunctionWrapper:
-            from torchestimator.keras.losses._lookup import get
+            from torchestimator.keras.losses._lookup import (  # lazy: keras.losses._lookup imports this module at load time
+                get,
+            )
 
             if fn is None:
                 raise ValueError("LossFunctionWrapper config needs 'fn', the loss function's name.")

@@ -12,6 +12,7 @@ from torchestimator.keras.losses import _crossentropy as ce
 from torchestimator.keras.losses import _lookup as loss_lookup
 from torchestimator.keras.losses import _regression as rg
 from torchestimator.keras.losses._loss import Loss
+from torchestimator.keras.losses._torch import TorchLoss, is_torch_loss
 from torchestimator.keras.metrics import _accuracy as acc
 from torchestimator.keras.metrics import _auc, _confusion, _iou, _probabilistic, _reduce, _scores
 from torchestimator.keras.metrics import _functions as fns
@@ -206,8 +207,10 @@ def get(identifier: Any) -> Any:
 
 def _from_torch_object(identifier: Any) -> Metric | None:
     """The Keras metric of a PyTorch metric or loss object (see `get`), else None."""
-    from torchestimator.keras.losses._torch import TorchLoss, is_torch_loss
-    from torchestimator.keras.metrics._torch import from_torch, is_torchmetric
+    from torchestimator.keras.metrics._torch import (  # lazy: keras.metrics._torch imports this module at load time
+        from_torch,
+        is_torchmetric,
+    )
 
     if is_torchmetric(identifier) or isinstance(identifier, TorchLoss) or (
         not isinstance(identifier, (Metric, Loss, type)) and is_torch_loss(identifier)

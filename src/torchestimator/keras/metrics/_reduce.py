@@ -19,6 +19,7 @@ from torchestimator.keras.losses._utils import (
 )
 from torchestimator.keras.metrics._functions import categorical_accuracy
 from torchestimator.keras.metrics._metric import Metric
+from torchestimator.keras.saving import serialize_keras_object
 
 
 class MetricReduction:
@@ -151,8 +152,6 @@ class SumOverBatchSize(Reduce):
 def _fn_reference(fn: Any) -> Any:
     """Returns how a wrapped function is written into a config: its registered name or config."""
     if hasattr(fn, "get_config") and not isinstance(fn, type):
-        from torchestimator.keras.saving import serialize_keras_object
-
         return serialize_keras_object(fn)
     return getattr(fn, "_registered_name", None) or getattr(fn, "__name__", None)
 
@@ -243,7 +242,9 @@ class MeanMetricWrapper(Mean):
         config = dict(config)
         fn = config.pop("fn", None)
         if cls is MeanMetricWrapper:
-            from torchestimator.keras.metrics._lookup import get
+            from torchestimator.keras.metrics._lookup import (  # lazy: keras.metrics._lookup imports this module at load time
+                get,
+            )
 
             if fn is None:
                 raise ValueError("MeanMetricWrapper config needs 'fn', the metric function's name.")

@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.losses._torch import from_torch as _loss_from_torch
 from torchestimator.keras.metrics._lookup import _snake_case
 from torchestimator.keras.metrics._metric import Metric
 from torchestimator.keras.metrics._reduce import Mean
@@ -91,9 +92,7 @@ class TorchLossMetric(Mean):
     _torch_order = True
 
     def __init__(self, loss: Any, name: str | None = None):
-        from torchestimator.keras.losses._torch import from_torch
-
-        self.loss = from_torch(loss)
+        self.loss = _loss_from_torch(loss)
         super().__init__(name=name or _snake_case(self.loss.name))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:

@@ -84,7 +84,7 @@ def _resample(image: np.ndarray, matrix: np.ndarray, offset: np.ndarray, order: 
 def _scipy_resample(image: np.ndarray, matrix: np.ndarray, offset: np.ndarray, order: int,
                     mode: str, cval: float) -> np.ndarray:
     try:
-        from scipy import ndimage
+        from scipy import ndimage  # lazy: optional extra (scipy)
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(
             f"apply_affine_transform with order={order} (spline interpolation above 1) needs "
@@ -238,7 +238,7 @@ def apply_brightness_shift(x: np.ndarray, brightness: float, scale: bool = True)
     """Performs a brightness shift with Pillow's `ImageEnhance.Brightness` on a channels-last
     image; returns the float image (rescaled back to the input's range when `scale=False` and
     the input lies outside [0, 255])."""
-    from PIL import ImageEnhance
+    from PIL import ImageEnhance  # lazy: heavy (PIL.ImageEnhance, 64 ms)
 
     x = np.asarray(x)
     x_min, x_max = np.min(x), np.max(x)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from torchestimator.keras import backend
 from torchestimator.keras.utils._data_utils import Sequence
 from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img
 from torchestimator.keras.utils._io_utils import print_msg
@@ -216,14 +217,10 @@ class NumpyArrayIterator(Iterator):
 
 
 def _image_data_format() -> str:
-    from torchestimator.keras import backend
-
     return backend.image_data_format()
 
 
 def _floatx() -> str:
-    from torchestimator.keras import backend
-
     return backend.floatx()
 
 

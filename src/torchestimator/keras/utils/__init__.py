@@ -72,7 +72,9 @@ def __getattr__(name: str) -> object:
     # FeatureSpace is a Layer: imported on first use, since keras.saving (which base_layer
     # loads) imports this package before base_layer is complete.
     if name == "FeatureSpace":
-        from torchestimator.keras.utils._feature_space import FeatureSpace
+        from torchestimator.keras.utils._feature_space import (  # lazy: keras.utils._feature_space imports this module at load time
+            FeatureSpace,
+        )
 
         globals()[name] = FeatureSpace
         return FeatureSpace

@@ -21,7 +21,9 @@ class DatasetCreator:
     """
 
     def __init__(self, dataset_fn: Callable[..., Any], input_options: Any = None) -> None:
-        from torchestimator.distribute._input_context import InputOptions
+        from torchestimator.distribute._input_context import (  # lazy: upward dependency (keras → distribute), loaded when used
+            InputOptions,
+        )
 
         if not callable(dataset_fn):
             raise TypeError(
@@ -37,7 +39,9 @@ class DatasetCreator:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Calls `dataset_fn` and returns its `tf.data.Dataset` (TypeError for anything else)."""
-        from torchestimator.data.dataset import Dataset
+        from torchestimator.data.dataset import (  # lazy: heavy (torchestimator.data.dataset, 100 ms)
+            Dataset,
+        )
 
         dataset = self.dataset_fn(*args, **kwargs)
         if not isinstance(dataset, Dataset):

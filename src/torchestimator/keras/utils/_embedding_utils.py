@@ -62,7 +62,9 @@ def warmstart_embedding_matrix(
         A `torch.Tensor` of shape `(len(new_vocabulary), dim)` with `base_embeddings`' dtype:
         the warm-started embedding matrix.
     """
-    from torchestimator.keras import initializers
+    from torchestimator.keras import (  # lazy: keras.initializers imports this module at load time
+        initializers,
+    )
 
     base_vocabulary = _vocab_to_list(base_vocabulary, "base_vocabulary")
     new_vocabulary = _vocab_to_list(new_vocabulary, "new_vocabulary")

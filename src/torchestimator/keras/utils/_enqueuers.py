@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import multiprocessing
 import os
 import pickle
 import queue
@@ -298,8 +299,6 @@ class GeneratorEnqueuer(SequenceEnqueuer):
         self.random_seed = random_seed
 
     def _check_multiprocessing(self) -> None:
-        import multiprocessing
-
         if "fork" not in multiprocessing.get_all_start_methods():
             raise ValueError(
                 "GeneratorEnqueuer(use_multiprocessing=True) copies the generator into worker "
@@ -310,8 +309,6 @@ class GeneratorEnqueuer(SequenceEnqueuer):
     def _run(self) -> None:
         """Submits `next(generator)` requests and queues their futures."""
         if self.use_multiprocessing:
-            import multiprocessing
-
             executor = concurrent.futures.ProcessPoolExecutor(
                 max_workers=max(1, self.workers), mp_context=multiprocessing.get_context("fork"),
                 initializer=_init_generator_worker, initargs=(self.sequence, self.random_seed))

@@ -17,7 +17,9 @@ class _FeatureSpaceLoader:
     @classmethod
     def from_config(cls, config: dict) -> Any:
         """Returns `FeatureSpace.from_config(config)`."""
-        from torchestimator.keras.utils._feature_space import FeatureSpace
+        from torchestimator.keras.utils._feature_space import (  # lazy: keras.utils._feature_space imports this module at load time
+            FeatureSpace,
+        )
 
         return FeatureSpace.from_config(config)
 

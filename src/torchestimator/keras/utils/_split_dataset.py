@@ -18,7 +18,7 @@ __all__ = ["split_dataset"]
 
 
 def _type_spec(dataset: Any) -> Any:
-    from torchestimator import data
+    from torchestimator import data  # lazy: heavy (torchestimator.data.dataset, 84 ms)
 
     for kind in (tuple, list, np.ndarray, dict):
         if isinstance(dataset, kind):
@@ -56,7 +56,7 @@ def _check_arrays(dataset: Any, kind: str) -> None:
 
 
 def _iterator(dataset: Any, kind: Any) -> Any:
-    from torchestimator import data
+    from torchestimator import data  # lazy: heavy (torchestimator.data.dataset, 84 ms)
 
     if kind is list or kind is tuple:
         _check_arrays(dataset, kind.__name__)
@@ -116,7 +116,7 @@ def _stack(column: tuple) -> Any:
 
 def _restore(samples: list, kind: Any, original: Any) -> Any:
     """Keras's `_restore_dataset_from_list`: the columns of the split's samples."""
-    from torchestimator import data
+    from torchestimator import data  # lazy: heavy (torchestimator.data.dataset, 84 ms)
 
     if kind is list or kind is tuple:
         return tuple(np.array(column) for column in zip(*samples))
@@ -224,7 +224,7 @@ def split_dataset(dataset: Any, left_size: Any = None, right_size: Any = None,
     Fractions are rounded (`round(fraction * n)`); the right split is the last
     `right_size` samples, so with both sizes given some samples may be in neither.
     """
-    from torchestimator import data
+    from torchestimator import data  # lazy: heavy (torchestimator.data.dataset, 84 ms)
 
     kind = _type_spec(dataset)
     if kind not in (data.Dataset, list, tuple, np.ndarray):

@@ -20,7 +20,7 @@ _GRAPHVIZ = ("You must install pydot (`pip install pydot`) and install graphviz 
 
 def _pydot() -> Any:
     try:
-        import pydot
+        import pydot  # lazy: optional extra (pydot)
     except ImportError:
         return None
     return pydot
@@ -143,7 +143,9 @@ def model_to_dot(model: Any, show_shapes: bool = False, show_dtype: bool = False
         dot.set("concentrate", True)
         dot.set("dpi", dpi)
         dot.set_node_defaults(shape="record")
-    from torchestimator.keras.engine.functional import Functional
+    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+        Functional,
+    )
 
     layers = _graph_layers(model) if isinstance(model, Functional) else []
     if not isinstance(model, Functional):  # a subclassed model: one node
@@ -209,7 +211,7 @@ def plot_model(model: Any, to_file: str = "model.png", show_shapes: bool = False
     dot.write(to_file, format=extension)
     if extension != "pdf":
         try:
-            from IPython import display
+            from IPython import display  # lazy: optional extra (ipython)
 
             return display.Image(filename=to_file)
         except ImportError:

@@ -17,6 +17,8 @@ from torchestimator._ops.nn_ops._common import Tensor, _floating, _numeric
 from torchestimator._ops.nn_ops._embedding import embedding_lookup
 from torchestimator._ops.nn_ops._nn_extras._args import _ints
 from torchestimator._ops.nn_ops._normalization import batch_normalization
+from torchestimator._ops.random_ops import stateless_uniform
+from torchestimator._ops.random_ops._stateless_extras import philox_stateless_uniform
 
 
 def _pav(values: list[float], decreasing: bool) -> tuple[list[float], list[int]]:
@@ -331,8 +333,6 @@ def stateless_dropout(x: Any, rate: Any, seed: Any, rng_alg: Any = None, noise_s
     Returns:
         A tensor of `x`'s shape and dtype.
     """
-    from torchestimator._ops.random_ops import stateless_uniform
-    from torchestimator._ops.random_ops._stateless_extras import philox_stateless_uniform
 
     alg = getattr(rng_alg, "name", rng_alg)
     philox = alg is None or str(alg).lower() in ("auto_select", "philox", "1", "3")

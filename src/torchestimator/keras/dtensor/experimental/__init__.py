@@ -14,7 +14,9 @@ __all__ = ["LayoutMap", "optimizers"]
 
 def __getattr__(name: str) -> Any:
     if name == "LayoutMap":
-        from torchestimator.keras.dtensor._refusal import dtensor_unavailable
+        from torchestimator.keras.dtensor._refusal import (  # lazy: keras.dtensor._refusal imports this module at load time
+            dtensor_unavailable,
+        )
 
         raise dtensor_unavailable("experimental.LayoutMap")
     raise AttributeError(f"module 'torchestimator.keras.dtensor.experimental' has no attribute {name!r}")

@@ -7,6 +7,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.layers.convolutional._utils import deconv_output_length, normalize_tuple
 from torchestimator.keras.layers.convolutional.base_conv import Conv
 
@@ -88,7 +89,6 @@ class Conv2DTranspose(Conv):
 
     def build(self, input_shape: Any) -> None:
         """Creates `kernel` (kernel_size + (filters, in_channels)) and `bias` (filters,)."""
-        from torchestimator.keras.engine.input_spec import InputSpec
 
         input_shape = tuple(input_shape)
         if len(input_shape) != 4:

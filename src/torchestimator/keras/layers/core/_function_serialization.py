@@ -27,6 +27,7 @@ import builtins
 import contextlib
 import importlib
 import inspect
+import json
 import linecache
 import sys
 import textwrap
@@ -72,8 +73,6 @@ def encode_value(value: Any) -> dict:
         return {"value": value}
     if isinstance(value, (list, tuple, dict)):
         try:
-            import json
-
             json.dumps(value)
             return {"value": value, "tuple": isinstance(value, tuple)}
         except (TypeError, ValueError):

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from torchestimator.keras import constraints, initializers, regularizers
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.convolutional._utils import positive_int
 
 
@@ -145,7 +146,6 @@ class Embedding(Layer):
 
     def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """Returns the symbolic output (and its mask when `mask_zero`) for a KerasTensor input."""
-        from torchestimator.keras.engine.keras_tensor import KerasTensor
 
         out = KerasTensor(self.compute_output_shape(inputs.shape), self._compute_dtype)
         if self.mask_zero:

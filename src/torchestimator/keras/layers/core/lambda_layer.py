@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from torchestimator._ops import nest
+from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.core._function_serialization import (
@@ -107,7 +108,6 @@ class Lambda(Layer):
 
     def compute_output_spec(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """Returns the symbolic output: traced from the function, or from `output_shape`."""
-        from torchestimator.keras.engine import shape_inference
 
         try:
             return shape_inference._trace_output_spec(self, (inputs, *args), kwargs)

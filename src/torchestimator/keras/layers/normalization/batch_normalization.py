@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch.distributed.nn.functional import all_reduce
 
 from torchestimator.keras import constraints, initializers, regularizers
 from torchestimator.keras.engine.base_layer import Layer
@@ -252,14 +253,10 @@ class BatchNormalization(Layer):
         total = torch.sum(weights * x, dim=reduce, keepdim=True)
         count = torch.sum(weights, dim=reduce, keepdim=True)
         if self._distributed():
-            from torch.distributed.nn.functional import all_reduce
-
             total, count = all_reduce(total), all_reduce(count)
         batch_mean = total / count.clamp_min(torch.finfo(x.dtype).tiny)
         sq = torch.sum(weights * (x - batch_mean) ** 2, dim=reduce, keepdim=True)
         if self._distributed():
-            from torch.distributed.nn.functional import all_reduce
-
             sq = all_reduce(sq)
         batch_var = sq / count.clamp_min(torch.finfo(x.dtype).tiny)
         self._update_moving(batch_mean, batch_var, self.moving_mean, self.moving_variance)

@@ -19,11 +19,13 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import string_ops
+from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator.errors import FailedPreconditionError
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs, _text
 from torchestimator.keras.layers.preprocessing.string_lookup import StringLookup
+from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
 
 _STANDARDIZE = (_text.LOWER_AND_STRIP_PUNCTUATION, _text.LOWER, _text.STRIP_PUNCTUATION)
 _SPLIT = (_text.WHITESPACE, _text.CHARACTER)
@@ -276,7 +278,6 @@ class TextVectorization(Layer):
 
     def _to_ragged(self, ids: torch.Tensor, tokens: np.ndarray) -> Any:
         """The padded ids as a RaggedTensor: row lengths are the rows' token counts."""
-        from torchestimator._ragged_tensor import RaggedTensor
 
         lengths = torch.from_numpy(self._row_lengths.reshape(-1))
         width = ids.shape[-1]
@@ -319,7 +320,6 @@ class TextVectorization(Layer):
         `adapt`, so a saved model (`model.save('m.keras')`) keeps it; a callable
         `standardize`/`split` must be registered (`register_keras_serializable`).
         """
-        from torchestimator.keras.saving._registry import serialize_keras_object
 
         lookup = self._lookup_layer.get_config()
         config = super().get_config()
@@ -346,7 +346,6 @@ class TextVectorization(Layer):
     def from_config(cls, config: dict) -> TextVectorization:
         """Creates the layer from `get_config()`; a callable `standardize`/`split` is looked up
         among the registered objects."""
-        from torchestimator.keras.saving._registry import deserialize_keras_object
 
         config = dict(config)
         for key, allowed in (("standardize", _STANDARDIZE), ("split", _SPLIT)):

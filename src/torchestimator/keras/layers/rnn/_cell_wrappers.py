@@ -24,7 +24,10 @@ class _V1Helpers:
     _rnn_cell_wrappers.py), looked up on first use."""
 
     def __getattr__(self, name: str):
-        from torchestimator.compat.v1 import _rnn_cell, _rnn_cell_wrappers
+        from torchestimator.compat.v1 import (  # lazy: upward dependency (keras → compat), loaded when used
+            _rnn_cell,
+            _rnn_cell_wrappers,
+        )
 
         for module in (_rnn_cell_wrappers, _rnn_cell):
             if hasattr(module, name):

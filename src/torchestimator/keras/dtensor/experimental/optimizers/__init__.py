@@ -13,7 +13,9 @@ __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "RMSprop", "SGD"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from torchestimator.keras.dtensor._refusal import dtensor_unavailable
+        from torchestimator.keras.dtensor._refusal import (  # lazy: keras.dtensor._refusal imports this module at load time
+            dtensor_unavailable,
+        )
 
         raise dtensor_unavailable(f"experimental.optimizers.{name}")
     raise AttributeError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import layers as _layers
 from torchestimator.keras.layers.experimental.preprocessing._base import PreprocessingLayer
 
 _ALIASES = (
@@ -20,9 +21,7 @@ __all__ = sorted(("PreprocessingLayer", *_ALIASES))
 
 def __getattr__(name: str) -> Any:
     if name in _ALIASES:
-        from torchestimator.keras import layers
-
-        value = getattr(layers, name)
+        value = getattr(_layers, name)
         globals()[name] = value
         return value
     raise AttributeError(
