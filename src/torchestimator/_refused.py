@@ -10,12 +10,17 @@ that mentions it imports, but calling it or reading any attribute of it raises.
 
 from __future__ import annotations
 
+import importlib
 import types
 from typing import Any
 
 #: full TF name ("tf.lite.TFLiteConverter") -> what to write instead
 REFUSED_NAMES: dict[str, str] = {}
 
+
+
+class GraphMachineryError(RuntimeError):
+    """Raised by a TF 1.x graph-machinery name (`Session`, `Graph`, queues, readers, ...)."""
 
 class RefusedName:
     """Stands for a refused TF name: calling it, subclassing it or reading any attribute raises
@@ -28,8 +33,6 @@ class RefusedName:
         self._instead = instead
 
     def _refuse(self) -> Exception:
-        from torchestimator.compat.v1._refusals import GraphMachineryError
-
         return GraphMachineryError(
             f"{self._full_name} is TensorFlow machinery that torchestimator does not have: "
             f"{self._instead}. (docs/refusals.md lists every such name.)")
@@ -83,7 +86,6 @@ REFUSING_MODULES = (
 def all_refused() -> dict[str, str]:
     """Every refused name (full TF name -> what to write instead), after importing every module
     that refuses some (for docs/refusals.md and its test)."""
-    import importlib
 
     for module in REFUSING_MODULES:
         importlib.import_module(module)

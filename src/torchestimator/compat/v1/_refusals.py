@@ -6,10 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-class GraphMachineryError(RuntimeError):
-    """Raised by a TF 1.x graph-machinery name (`Session`, `Graph`, queues, readers, ...)."""
-
+from torchestimator._refused import GraphMachineryError
 
 _SESSION = ("there is no graph to run: ops run eagerly, so read a value with `.numpy()`, and "
             "train with an Estimator or Keras' fit")
