@@ -163,3 +163,20 @@ def test_the_image_tutorials_numpy_calls_on_a_batch(tmp_path):
     score = tf.nn.softmax(predictions[0])
     assert np.argmax(score) in (0, 1) and 0.5 <= np.max(score) <= 1.0
     assert np.mean(labels) == 0.5 and np.round(np.mean(images) / 255, 2) == np.round(images.numpy().mean() / 255, 2)
+
+
+def test_a_numpy_array_on_the_left_of_a_tensor_gives_a_tensor():
+    """TF's autoencoder tutorial: `x_train + noise_factor * tf.random.normal(shape=x_train.shape)`
+    (torch alone refuses an ndarray on the left)."""
+    x = np.full((2, 3), 0.5, dtype=np.float32)
+    noisy = x + 0.2 * tf.random.normal(shape=x.shape)
+    assert isinstance(noisy, torch.Tensor) and noisy.shape == (2, 3) and noisy.dtype == torch.float32
+    t = torch.full((2, 3), 2.0)
+    for got, want in ((x - t, -1.5), (x * t, 1.0), (x / t, 0.25), (x ** t, 0.25), (x // t, 0.0),
+                      (x % t, 0.5)):
+        assert isinstance(got, torch.Tensor)
+        np.testing.assert_allclose(got.numpy(), np.full((2, 3), want))
+    assert (np.ones((3, 2), dtype=np.float32) @ t).shape == (3, 3)
+    readonly = np.ones(3, dtype=np.float32)
+    readonly.flags.writeable = False
+    assert (readonly + torch.ones(3)).tolist() == [2.0, 2.0, 2.0]

@@ -23,7 +23,19 @@ CPU tensor) and runs NumPy's own code. No torch method changes: `t.sum()`, `t.mi
 every torch function run torch's code, at torch's speed; NumPy's ufuncs (`np.exp(t)`) are
 untouched as well (torch's `__array_wrap__` keeps giving tensors).
 
-These two are the only changes to torch's classes the package makes; set the environment
+An arithmetic operator with a NumPy array on its left and a tensor on its right
+(`x_train + noise_factor * tf.random.normal(shape=x_train.shape)`, TF's autoencoder tutorial)
+gives a tensor, as TensorFlow's: NumPy defers to the tensor, whose reflected operator
+(`__radd__`, `__rsub__`, `__rmul__`, `__rtruediv__`, `__rfloordiv__`, `__rmod__`, `__rpow__`,
+`__rmatmul__`) reads the array as a tensor on the tensor's device; torch's own refuses it.
+
+An eager TensorFlow tensor has `set_shape(shape)`, which checks that the tensor's shape is
+compatible with `shape` (None matches any size) and raises ValueError otherwise, and
+`get_shape()`, the same as `.shape` (TF's time-series tutorial calls `inputs.set_shape([None,
+self.input_width, None])` on both eager tensors and inside `Dataset.map`). Torch tensors get
+both, unless torch has its own.
+
+These four are the only changes to torch's classes the package makes; set the environment
 variable `TORCHESTIMATOR_TORCH_NUMPY=1` before importing it to keep torch's own behaviour.
 """
 
@@ -46,6 +58,31 @@ def _numpy(self: torch.Tensor, *, force: bool = False) -> np.ndarray:
     if not force and (self.requires_grad or not self.is_cpu):
         force = True
     return _TORCH_NUMPY(self, force=force)
+
+
+def _set_shape(self: torch.Tensor, shape: Any) -> None:
+    """TensorFlow's eager `Tensor.set_shape(shape)`: raises ValueError unless the tensor's shape
+    is compatible with `shape` (a list/tuple/TensorShape whose None entries match any size, or
+    None for an unknown rank); changes nothing."""
+    if shape is None:
+        return
+    dims = getattr(shape, "as_list", None)
+    wanted = dims() if callable(dims) else list(shape)
+    if wanted is None:  # TensorShape(None): unknown rank
+        return
+    wanted = [None if getattr(d, "value", d) is None else int(getattr(d, "value", d))
+              for d in wanted]  # a Dimension has `.value`
+    actual = list(self.shape)
+    if len(wanted) != len(actual) or any(w is not None and w != a for w, a in zip(wanted, actual)):
+        raise ValueError(
+            f"Tensor's shape {tuple(actual)} is not compatible with supplied shape "
+            f"{wanted}."
+        )
+
+
+def _get_shape(self: torch.Tensor) -> torch.Size:
+    """TensorFlow's `Tensor.get_shape()`: the tensor's shape (as `.shape`)."""
+    return self.shape
 
 
 def _as_array(value: Any) -> Any:
@@ -83,14 +120,41 @@ def _array_function(self: torch.Tensor, func: Any, types: Any, args: tuple, kwar
     return func(*args, **kwargs)
 
 
+_REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__",
+              "__rpow__", "__rmatmul__")
+
+
+def _reflected(original: Any) -> Any:
+    """torch's reflected operator `original`, taking a NumPy array on the left as a tensor."""
+
+    def op(self: torch.Tensor, other: Any) -> Any:
+        if isinstance(other, np.ndarray) and other.dtype.kind in "biufc":
+            other = torch.as_tensor(other if other.flags.writeable else other.copy(),
+                                    device=self.device)
+        return original(self, other)
+
+    op.__name__ = getattr(original, "__name__", "op")
+    op.__doc__ = getattr(original, "__doc__", None)
+    op._torch_original = original  # type: ignore[attr-defined]
+    return op
+
+
 def install() -> None:
-    """Replaces `torch.Tensor.numpy` with TensorFlow's reading and gives tensors NumPy's
-    `__array_function__` (see the module docstring), unless `TORCHESTIMATOR_TORCH_NUMPY=1`;
+    """Replaces `torch.Tensor.numpy` with TensorFlow's reading, gives tensors NumPy's
+    `__array_function__`, lets their reflected operators take a NumPy array on the left and
+    gives them `set_shape`/`get_shape` (see the module docstring), unless `TORCHESTIMATOR_TORCH_NUMPY=1`;
     installing twice is harmless."""
     if os.environ.get(_OPT_OUT, "").strip().lower() in ("1", "true", "yes"):
         return
     torch.Tensor.numpy = _numpy  # type: ignore[method-assign]
     torch.Tensor.__array_function__ = _array_function  # type: ignore[attr-defined]
+    for name, method in (("set_shape", _set_shape), ("get_shape", _get_shape)):
+        if getattr(torch.Tensor, name, method) is method:  # torch's own would win
+            setattr(torch.Tensor, name, method)
+    for name in _REFLECTED:
+        current = getattr(torch.Tensor, name, None)
+        if current is not None and not hasattr(current, "_torch_original"):
+            setattr(torch.Tensor, name, _reflected(current))
 
 
 def installed() -> bool:

@@ -170,7 +170,9 @@ def test_split_rules():
 
 def test_unicode_split():
     assert tf.strings.unicode_split("héllo", "UTF-8").tolist() == ["h", "é", "l", "l", "o"]
-    assert tf.strings.unicode_split(["ab", ""], "UTF-8") == [["a", "b"], []]
+    chars = tf.strings.unicode_split(["ab", ""], "UTF-8")  # TF: a RaggedTensor, rank 2
+    assert isinstance(chars, tf.RaggedTensor) and chars.to_list() == [[b"a", b"b"], []]
+    assert tf.strings.unicode_split([["ab", "c"]], "UTF-8").shape.as_list() == [1, 2, None]
     with pytest.raises(tf.errors.InvalidArgumentError, match="UTF-8"):
         tf.strings.unicode_split(["ab"], "UTF-16-BE")
 

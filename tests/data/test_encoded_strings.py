@@ -208,7 +208,7 @@ def test_a_u_array_and_an_object_array_give_the_same_encoded_batches():
     for source in (strings, strings.astype(object)):
         batch = next(iter(tf.data.Dataset.from_tensor_slices(source).batch(N)))
         _assert_codes_match(batch)
-        assert batch.tolist() == strings.tolist() and all(type(v) is str for v in batch[:20])
+        assert batch.tolist() == strings.tolist() and all(isinstance(v, str) for v in batch[:20])
 
 
 def test_bytes_are_decoded_as_before():

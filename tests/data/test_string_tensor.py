@@ -40,7 +40,8 @@ def test_a_string_batch_behaves_as_a_plain_array():
     assert repr(batch) == repr(np.array(["a", "b", "c"], dtype=object))
     assert type(batch == "a") is np.ndarray and (batch == "a").tolist() == [True, False, False]
     assert type(np.asarray(batch)) is np.ndarray and type(np.concatenate([batch, batch])) is np.ndarray
-    assert type(batch[1:]) is StringTensor and type(batch[0]) is str
+    assert type(batch[1:]) is StringTensor and isinstance(batch[0], str)
+    assert type(batch[0]) is StringScalar and batch[0].numpy() == b"a"  # TF: `t[0].numpy()`
     assert type(pickle.loads(pickle.dumps(batch))) is np.ndarray
     assert batch.numpy().shape == (3,) and batch.tolist() == ["a", "b", "c"]
 

@@ -27,7 +27,9 @@ from torchestimator.data.streams import (
     ElementStream,
     IndexStream,
     indices_of,
+    iter_elements,
 )
+from torchestimator.data.structure import flat_specs
 
 
 def draw_seed() -> int:
@@ -39,6 +41,14 @@ def _owned(block: Block) -> Block:
     """A copy of `block` that may be written in place."""
     cols = [c.clone() if isinstance(c, torch.Tensor) else c.copy() for c in block.cols]
     return Block(cols, block.n)
+
+
+def _fixed_shape(dataset: Dataset) -> bool:
+    """True when every component of the dataset's elements has a fully known shape, so its
+    blocks can be joined."""
+    return all(
+        d is not None for s in flat_specs(dataset.element_spec) for d in getattr(s, "shape", (None,))
+    )
 
 
 def step_size(buffer_size: int, batch_size: int | None = None) -> int:
@@ -175,7 +185,11 @@ class ShuffleDataset(UnaryDataset):
             return IndexStream(stream.base, shuffle_indices(stream, b, self._rng()))
         rng = self._rng()
         if isinstance(stream, BlockStream):
-            return BlockStream(shuffle_blocks(stream.blocks, b, rng, step_size(b, batch_size)))
+            if _fixed_shape(self._input):
+                return BlockStream(shuffle_blocks(stream.blocks, b, rng, step_size(b, batch_size)))
+            # Blocks of elements of varying shape (a flat_map or a snapshot of batches with a
+            # short last one) cannot be joined in one buffer: shuffle them one at a time.
+            return ElementStream(shuffle_elements(iter_elements(stream), b, rng))
         return ElementStream(shuffle_elements(stream.elements, b, rng))
 
     def _open_for_batch(self, batch_size: int):

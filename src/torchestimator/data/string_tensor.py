@@ -11,7 +11,7 @@ a `str`) all along the pipeline; at the end, `iter(dataset)` gives its string co
 * `StringScalar`, a `str` with the same `.numpy()` (the UTF-8 `bytes`).
 
 Arithmetic, comparisons, ufuncs and `np.asarray` give plain arrays; slicing gives a
-`StringTensor`, an item a `str`. `EncodedStrings` (a column with its dictionary codes) is a
+`StringTensor`, an item a `StringScalar` (a `str`). `EncodedStrings` (a column with its dictionary codes) is a
 `StringTensor` too.
 """
 
@@ -34,10 +34,16 @@ class StringTensor(np.ndarray):
         arr = np.asarray(obj)  # ufunc results are plain arrays
         return arr[()] if return_scalar else arr
 
+    def __getitem__(self, key: Any) -> Any:
+        item = super().__getitem__(key)
+        return StringScalar(item) if type(item) is str else item  # `t[0].numpy()`, as TF
+
     def numpy(self) -> np.ndarray:
         """Returns the strings as TF's `Tensor.numpy()` does: a NumPy object array of the
-        values' UTF-8 `bytes`, of the same shape (a new array)."""
+        values' UTF-8 `bytes`, of the same shape (a new array); a 0-d one gives the `bytes`."""
         plain = self.view(np.ndarray)
+        if plain.ndim == 0:  # a scalar string tensor: its bytes, as TF
+            return _utf8(plain.item())
         out = np.empty(plain.shape, dtype=object)
         out.reshape(-1)[:] = [_utf8(v) for v in plain.reshape(-1).tolist()]
         return out

@@ -54,12 +54,18 @@ def test_uninterpretable_identifier():
         activations.get(3)
 
 
-def test_unregistered_function_cannot_be_serialized():
+def test_unregistered_function_is_serialized_by_name_and_found_only_through_custom_objects():
     def my_act(x):
         return x * 2
 
-    with pytest.raises(ValueError, match="register_keras_serializable"):
-        activations.serialize(my_act)
+    config = activations.serialize(my_act)  # TF 2.15's form
+    assert config == {"module": "builtins", "class_name": "function", "config": "my_act",
+                      "registered_name": "function"}
+    assert activations.deserialize(config, custom_objects={"my_act": my_act}) is my_act
+    with pytest.raises(ValueError, match="my_act"):  # never imported or looked up elsewhere
+        activations.deserialize(config)
+    with pytest.raises(ValueError):
+        activations.serialize(lambda x: x)  # a lambda has no name to find it by
 
 
 def test_custom_objects_and_registered_functions():

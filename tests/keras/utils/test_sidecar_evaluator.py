@@ -110,7 +110,8 @@ def test_model_checkpoint_weights_and_best_model_export(tmp_path):
         tf.keras.callbacks.ModelCheckpoint(os.path.join(ckpt_dir, "ckpt-{epoch}"),
                                            save_weights_only=True)])
     assert sorted(n for n in os.listdir(ckpt_dir) if not n.startswith(".")) == [
-        "ckpt-1", "ckpt-2", "ckpt-3"]
+        "checkpoint", "ckpt-1", "ckpt-2", "ckpt-3"]  # `checkpoint`: the index, as TF 2.15
+    assert tf.train.latest_checkpoint(ckpt_dir) == os.path.join(ckpt_dir, "ckpt-3")
     eval_model = make_model()
     export = tf.keras.callbacks.SidecarEvaluatorModelExport(
         export_filepath=os.path.join(str(tmp_path), "best", "best-model-{epoch:04d}"),
@@ -121,8 +122,8 @@ def test_model_checkpoint_weights_and_best_model_export(tmp_path):
                                     callbacks=[recorder, export]).start()
     assert len(recorder.results) == 1
     np.testing.assert_allclose(recorder.results[0][1], train_model.get_weights()[0])
-    assert [n for n in os.listdir(tmp_path / "best") if not n.startswith(".")] == [
-        "best-model-0003"]
+    assert sorted(n for n in os.listdir(tmp_path / "best") if not n.startswith(".")) == [
+        "best-model-0003", "checkpoint"]
     fresh = make_model()
     fresh.load_weights(str(tmp_path / "best" / "best-model-0003"))
     np.testing.assert_allclose(fresh.get_weights()[0], train_model.get_weights()[0])

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import torch
 
 from torchestimator._ops.string_ops._common import (
     _ASCII_WS,
@@ -18,6 +19,7 @@ from torchestimator._ops.string_ops._common import (
     _strings,
 )
 from torchestimator._ops.tokens import tokens
+from torchestimator._ragged._tensor import RaggedTensor
 from torchestimator.errors import InvalidArgumentError, OutOfRangeError
 
 
@@ -65,8 +67,12 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
     `tf.strings.reduce_join`). With several axes, the first listed varies fastest, as TF.
 
     Returns:
-        A string array with the reduced dimensions removed (kept as 1 with `keepdims`).
+        A string array with the reduced dimensions removed (kept as 1 with `keepdims`). For a
+        `tf.RaggedTensor` joined along its last axis (TF's `reduce_join(chars, axis=-1)`), each
+        row's strings joined: a 1-D array for a rank-2 input, else a RaggedTensor one rank lower.
     """
+    if isinstance(inputs, RaggedTensor):
+        return _reduce_join_ragged(inputs, axis, keepdims, separator)
     array = _strings(inputs, "reduce_join")
     rank = array.ndim
     if axis is None:
@@ -108,6 +114,37 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
     if keepdims:
         joined = joined.reshape(tuple(1 if d in axes else array.shape[d] for d in range(rank)))
     return joined
+
+
+def _reduce_join_ragged(rt: Any, axis: Any, keepdims: bool, separator: str) -> Any:
+    """`reduce_join` of a RaggedTensor of strings along its last axis (or all of it)."""
+    rank = rt.shape.rank
+    if isinstance(axis, (Tensor, np.ndarray)):
+        axis = axis.tolist()
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    sep = _sep(separator)
+    if axis is None and not keepdims:
+        flat = _strings(rt.flat_values, "reduce_join").reshape(-1).tolist()
+        return np.array(sep.join(flat), dtype=object)
+    if not isinstance(axis, (int, np.integer)) or int(axis) % rank != rank - 1 or keepdims:
+        raise InvalidArgumentError(
+            None, None, f"reduce_join of a RaggedTensor joins along its last axis (axis=-1, "
+            f"keepdims=False); got axis={axis!r}, keepdims={keepdims}. Call `.to_tensor()` "
+            "first to join along another axis."
+        )
+    outer = []
+    node = rt
+    while isinstance(node.values, RaggedTensor):
+        outer.append(node.row_splits)
+        node = node.values
+    flat = _strings(node.values, "reduce_join").reshape(-1).tolist()
+    bounds = node.row_splits.tolist()
+    out: Any = np.empty(len(bounds) - 1, dtype=object)
+    out[:] = [sep.join(flat[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    for splits in reversed(outer):
+        out = RaggedTensor.from_row_splits(out, splits, validate=False)
+    return out
 
 
 def _split_whitespace(text: str, maxsplit: int) -> list[str]:
@@ -164,9 +201,7 @@ def split(input: Any, sep: str | None = None, maxsplit: int = -1,
 
 def _ragged_tokens(shape: tuple, rows: list) -> Any:
     """A RaggedTensor of `rows` (token lists, one per string of an input of `shape`)."""
-    import torch
 
-    from torchestimator._ragged._tensor import RaggedTensor
 
     flat = np.empty(sum(len(r) for r in rows), dtype=object)
     flat[:] = [t for r in rows for t in r]
@@ -184,8 +219,8 @@ def unicode_split(input: Any, input_encoding: str, errors: str = "replace",
     `tf.strings.unicode_split`; `input_encoding` "UTF-8").
 
     Returns:
-        As `split`: a 1-D string array for a scalar, a list of lists for a 1-D input, an
-        object array of lists for a higher rank.
+        As `split`: a 1-D string array for a scalar; for an input of rank N >= 1 a
+        `tf.RaggedTensor` of rank N + 1 whose last dimension (the characters) is ragged.
     """
     if str(input_encoding).upper().replace("_", "-") not in ("UTF-8", "UTF8"):
         raise InvalidArgumentError(
@@ -196,4 +231,4 @@ def unicode_split(input: Any, input_encoding: str, errors: str = "replace",
     rows = [list(t) for t in array.reshape(-1).tolist()]
     if array.ndim == 0:
         return tokens(rows[0])
-    return _ragged_result(array, rows)
+    return _ragged_tokens(array.shape, rows)

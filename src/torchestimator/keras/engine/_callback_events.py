@@ -27,6 +27,8 @@ class CallbackEvents(loop.StepEvents):
         self.tuned = tuned
         self.steps = steps  # the steps of an epoch, when known: the last execution is cut there
         self._left = 0  # the steps left in the current execution (with `tuned`)
+        # the last step's returned logs: an overridden train_step's dict is the epoch's logs
+        self.last_outputs: Any = None
 
     def before_step(self, step: int) -> None:
         if self.tuned is not None:
@@ -44,6 +46,7 @@ class CallbackEvents(loop.StepEvents):
             self.begin(step)
 
     def after_step(self, step: int, outputs: Any) -> bool:
+        self.last_outputs = outputs
         step += self.first
         if self.tuned is not None:
             self._left -= 1

@@ -99,10 +99,12 @@ class ModelFiles:
 
     def save(self, filepath: str, overwrite: bool = True, save_format: str | None = None,
              **kwargs: Any) -> None:
-        """Saves the model to one `.keras` archive: config, weights, optimizer state."""
+        """Saves the model (config, weights, optimizer state) to one `.keras` archive, or, for a
+        path without a `.keras`/`.h5` suffix (TF 2.15's default `save_format='tf'`), to a
+        SavedModel-format directory that `tf.keras.models.load_model` reads back."""
         from torchestimator.keras.saving import saving_lib
 
-        saving_lib.save_model(self, filepath, overwrite=overwrite)
+        saving_lib.save_model(self, filepath, overwrite=overwrite, save_format=save_format)
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:

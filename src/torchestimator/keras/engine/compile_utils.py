@@ -144,6 +144,11 @@ class LossTracker(Mean):
         total.add_(value.detach(), alpha=batch_size)
         self._host_count += batch_size
 
+    def updated(self) -> bool:
+        """Whether a loss was added since the last reset (Keras builds its loss metric on the
+        first call of the compiled loss: a custom train_step that never calls it has none)."""
+        return bool(self._host_count) or bool(self.count)
+
     def _flush(self) -> None:
         if self._host_count:
             self.count.add_(self._host_count)

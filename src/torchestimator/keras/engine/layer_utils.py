@@ -32,12 +32,28 @@ def _shape_of(value: Any) -> Any:
     return None
 
 
+def _check_object_array(array: np.ndarray) -> None:
+    """Raises TF's ValueError for a numpy object array of numbers or bools (TF converts an
+    object array only when it holds str/bytes; a pandas frame of mixed int/float/bool columns
+    gives one). Only the first item is looked at, so a string array costs nothing."""
+    if array.size:
+        item = array.flat[0]
+        if isinstance(item, (bool, int, float, complex, np.number, np.bool_)):
+            raise ValueError(
+                "Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                f"{type(item).__name__}). The array has dtype object and shape {array.shape}; "
+                "convert it to a numeric dtype first, e.g. `np.asarray(x).astype('float32')`."
+            )
+
+
 def _to_tensor(value: Any, dtype: torch.dtype | None) -> Any:
     """Converts numeric numpy arrays (also inside lists/dicts) to tensors; strings stay numpy."""
     if type(value) is torch.Tensor or isinstance(value, torch.Tensor):
         return value
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
+            if value.dtype.kind == "O":
+                _check_object_array(value)
             return value
         # np.ascontiguousarray makes a 0-d array 1-d; a 0-d array is contiguous as it is
         t = torch.from_numpy(np.ascontiguousarray(value) if value.ndim else value.copy())

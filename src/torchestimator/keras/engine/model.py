@@ -71,8 +71,11 @@ class Model(Trainer, Layer):
 
             if cls is Model:
                 return Functional.__new__(Functional)
-            if not issubclass(cls, Functional) and cls.call is Model.call:
+            if (not issubclass(cls, Functional) and cls.call is Model.call
+                    and cls.__init__ is Model.__init__):
                 # A subclass that only overrides train_step etc., built functionally (TF guides).
+                # One with its own __init__ takes its own arguments (the text-generation
+                # tutorial's `OneStep(model, chars_from_ids, ids_from_chars)`, no `call`).
                 return Functional.__new__(_functional_hybrid(cls))
         return super().__new__(cls)
 
@@ -86,7 +89,9 @@ class Model(Trainer, Layer):
         return (_new_functional_hybrid, (base,)) + reduced[2:]
 
     def __init__(self, *args: Any, **kwargs: Any):
-        if args or "inputs" in kwargs or "outputs" in kwargs:
+        # Keras 2.15's test for functional arguments; any other positional argument is ignored
+        # (the text-generation tutorial's `super().__init__(self)` in a subclassed model)
+        if len(args) == 2 or "inputs" in kwargs or "outputs" in kwargs:
             from torchestimator.keras.engine.functional import Functional
 
             if not isinstance(self, Functional):
@@ -193,6 +198,14 @@ class Model(Trainer, Layer):
         except Exception:
             self.built = False
             raise
+
+    def _build_from_data(self, data: Any, device: Any) -> None:
+        # A subclass that overrides train_step but defines no call() (the GAN of TF's
+        # "Customize what happens in fit()" guide) is never called by fit in Keras 2.15: its
+        # sub-models build in the first train_step.
+        if type(self).call is Model.call:
+            return
+        super()._build_from_data(data, device)
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         """The model's forward pass; a subclassed model must override it."""

@@ -30,6 +30,9 @@ class Sequential(Functional):
     #: True when the model was first called on a dict of features (`DenseFeatures` first):
     #: the layers then run one after another instead of through a graph.
     _feature_dict_stack = False
+    #: True when the input shape was inferred from a call or `build()` (no `Input` and no
+    #: `input_shape` on the first layer): a later input of another shape relaxes it.
+    _inferred_input = False
 
     def __init__(self, layers: list | None = None, name: str | None = None, **kwargs: Any):
         from torchestimator.keras.engine.model import Model
@@ -146,6 +149,7 @@ class Sequential(Functional):
         self._set_input_layer(Input(batch_shape=tuple(input_shape),
                                     name=_input_name(self._stack[0]) if self._stack else None
                                     )._keras_history.layer)
+        self._inferred_input = True
         self._rebuild()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -171,8 +175,33 @@ class Sequential(Functional):
                 self._set_input_layer(Input(batch_shape=shape, dtype=dtype, name=name)._keras_history.layer)
             else:
                 self._set_input_layer(Input(batch_shape=shape, name=name)._keras_history.layer)
+            self._inferred_input = True
             self._rebuild()
+        elif self._inferred_input and self._input_layer is not None and self._stack:
+            inputs = args[0] if args else next(iter(kwargs.values()), None)
+            shape = getattr(inputs, "shape", None)
+            if shape is not None and not isinstance(inputs, Mapping):
+                self._relax_input_shape(tuple(shape))
         return super().__call__(*args, **kwargs)
+
+    def _relax_input_shape(self, shape: tuple) -> None:
+        """Keras 2.15's `_build_graph_network_for_inferred_shape`: an input whose shape differs
+        from the inferred one (same rank) rebuilds the graph on the relaxed shape, each
+        differing axis None (`Sequential([Dense(1)])` fitted on `(32, 1, 19)` windows then
+        predicts on `(32, 24, 19)`, TF's time-series tutorial). If the layers cannot take the
+        relaxed shape the graph stays as it was, and the call reports the mismatch."""
+        previous = self._input_layer
+        old = tuple(previous._batch_input_shape)
+        if len(old) != len(shape) or all(o is None or o == s for o, s in zip(old[1:], shape[1:])):
+            return
+        relaxed = (None,) + tuple(o if o == s else None for o, s in zip(old[1:], shape[1:]))
+        self._set_input_layer(Input(batch_shape=relaxed, dtype=previous.dtype,
+                                    name=previous.name)._keras_history.layer)
+        try:
+            self._rebuild()
+        except Exception:  # the layers need the old shape: keep the old graph
+            self._set_input_layer(previous)
+            self._rebuild()
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         """Runs the stacked layers on `inputs` (through the graph when it has one)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from torchestimator.keras.engine._trainer_methods import BatchMethods, ModelFile
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
     LossesContainer,
+    LossTracker,
     MetricsContainer,
     python_metric_logs,
     result_logs,
@@ -261,6 +263,20 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
             return python_metric_logs(self.metrics)
         return to_python_logs(self.get_metrics_result())
 
+    def _epoch_logs(self, last_outputs: Any) -> dict:
+        """An epoch's logs, as Keras 2.15's fit: the metrics' results, unless an overridden
+        `train_step` returned a dict whose keys are not the metrics' names (e.g. `{'loss': loss}`
+        from a step that never called the compiled loss, whose loss metric Keras has not built
+        then): that last dict."""
+        logs = self._python_metrics_result()
+        if type(self).train_step is Trainer.train_step or not isinstance(last_outputs, Mapping):
+            return logs
+        unused = {m.name for m in self.metrics if isinstance(m, LossTracker) and not m.updated()}
+        logs = {k: v for k, v in logs.items() if k not in unused}
+        if set(last_outputs) != set(logs):
+            return to_python_logs(last_outputs)
+        return logs
+
     # ------------------------------------------------------------------ steps
     def _forward(self, x: Any, training: bool) -> Any:
         """`self(x, training=training)` (through `torch.compile` with `jit_compile=True`), under
@@ -472,7 +488,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
                 events.first = skip = 0
                 if parallel is not None:
                     parallel.sum_metric_state(self.metrics)  # the epoch's metrics over all replicas
-                logs = self._python_metrics_result()
+                logs = self._epoch_logs(events.last_outputs)
                 if val_data is not None and _should_validate(epoch, validation_freq):
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0,
                                                    what="fit(validation_data=...)")

@@ -9,7 +9,9 @@ importing the code that wrote it and without unpickling anything.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import threading
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -106,8 +108,6 @@ _builtins_loaded = False
 def _load_builtins() -> None:
     global _builtins_loaded
     if not _builtins_loaded:
-        import importlib
-
         for name in _BUILTIN_MODULES:
             module = importlib.import_module(f"torchestimator.keras.{name}")
             import_all = getattr(module, "_import_all", None)  # namespaces that load lazily
@@ -176,6 +176,11 @@ def serialize_keras_object(obj: Any) -> Any:
         name = getattr(obj, "_registered_name", None) or getattr(obj, "__name__", None)
         if name and get_registered_object(name) is obj:
             return name
+        if isinstance(obj, types.FunctionType) and name and name != "<lambda>":
+            # Keras 2.15's form of a plain, unregistered function (a TextVectorization's
+            # `standardize`): its name, found again at load through `custom_objects`.
+            return {"module": "builtins", "class_name": "function", "config": name,
+                    "registered_name": "function"}
         raise ValueError(
             f"Cannot serialize {obj!r}: it is neither a registered Keras object nor an object with "
             "get_config(). Register it with tf.keras.saving.register_keras_serializable()."
@@ -210,6 +215,9 @@ def deserialize_keras_object(
             )
         check_not_gadget(found, f"object {config!r}")
         return found
+    if (isinstance(config, dict) and config.get("class_name") == "function"
+            and isinstance(config.get("config"), str)):  # a function, by name (Keras 2.15/3)
+        return deserialize_keras_object(config["config"], custom_objects, module_objects)
     if isinstance(config, dict) and "class_name" in config:
         class_name, name = config["class_name"], config.get("registered_name") or config["class_name"]
         if not isinstance(class_name, str) or not isinstance(name, str):

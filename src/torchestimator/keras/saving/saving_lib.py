@@ -30,6 +30,9 @@ from typing import Any
 import torch
 
 from torchestimator._engine import state_io
+from torchestimator._engine.checkpoint import write_index
+from torchestimator._tf_formats import keras_h5, keras_tf_checkpoint
+from torchestimator._tf_formats.keras_tf_checkpoint import load_weights_tf_checkpoint
 from torchestimator.keras.engine.layer_utils import keras_state_dict, load_keras_state_dict
 from torchestimator.keras.saving import _limits, _registry
 
@@ -42,11 +45,57 @@ def _check_overwrite(filepath: str, overwrite: bool) -> None:
         raise FileExistsError(f"{filepath} exists and overwrite=False; pass overwrite=True to replace it.")
 
 
-def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
-    """Saves `model` to a `.keras` archive at `filepath` (architecture, weights, optimizer)."""
+_SAVEDMODEL_ARCHIVE = "model.keras"  # the model itself, inside a SavedModel-format directory
+
+
+def _savedmodel_archive(path: str) -> str | None:
+    """The archive `model.save(dir)` wrote inside directory `path`, or None."""
+    archive = os.path.join(path, _SAVEDMODEL_ARCHIVE)
+    return archive if os.path.isdir(path) and os.path.isfile(archive) else None
+
+
+def _save_savedmodel_dir(model: Any, directory: str, overwrite: bool) -> str:
+    """Keras 2.15's TF format (`model.save('saved_model/my_model')`, a path without a `.keras`,
+    `.h5` or `.hdf5` suffix): a directory that `tf.saved_model.load` opens (the model's
+    `serving_default` export, when its inputs are known) holding the model archive
+    `model.keras`, which `load_model(directory)` reads. Returns the archive's path."""
+    from torchestimator.saved_model import _keras_export  # lazy: saved_model imports keras layers
+
+    exists = os.path.isdir(directory) and bool(os.listdir(directory))
+    if exists and not overwrite:
+        raise FileExistsError(
+            f"{directory} exists and overwrite=False; pass overwrite=True to replace it.")
+    holds_export = os.path.isfile(os.path.join(directory, "saved_model.json")) or not exists
+    if holds_export and getattr(model, "inputs", None):
+        try:
+            _keras_export.export_keras_model(model, directory)
+        except (ValueError, TypeError, RuntimeError) as error:
+            warnings.warn(
+                f"model.save({directory!r}): the model could not be exported for "
+                f"tf.saved_model.load ({type(error).__name__}: {str(error)[:300]}); the directory "
+                "holds the Keras model only, which tf.keras.models.load_model reads. Use "
+                "model.export(path, input_signature=...) for a serving export.",
+                UserWarning, stacklevel=4)
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, _SAVEDMODEL_ARCHIVE)
+
+
+def save_model(model: Any, filepath: str, overwrite: bool = True, save_format: str | None = None,
+               **kwargs: Any) -> None:
+    """Saves `model` (architecture, weights, optimizer state): to a `.keras` archive at
+    `filepath`, or, as Keras 2.15's default TF format for a path with no `.keras`, `.h5` or
+    `.hdf5` suffix (or `save_format='tf'`), to a SavedModel-format directory (see
+    `_save_savedmodel_dir`) that `load_model(filepath)` reads back."""
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras") and not filepath.endswith(".h5"):
-        filepath = filepath + ".keras" if not os.path.isdir(filepath) else os.path.join(filepath, "model.keras")
+    if save_format not in (None, "tf", "keras", "h5"):
+        raise ValueError(
+            f"save_format must be 'keras', 'tf' or 'h5'; received {save_format!r}.")
+    if save_format == "tf" or (save_format is None and not filepath.endswith((".keras", ".h5", ".hdf5"))
+                               and "://" not in filepath):
+        filepath = _save_savedmodel_dir(model, filepath, overwrite)
+        overwrite = True
+    elif not filepath.endswith((".keras", ".h5", ".hdf5")):
+        filepath = filepath + ".keras"
     _check_overwrite(filepath, overwrite)
     config = _registry.serialize_keras_object(model)
     config["compile_config"] = model.get_compile_config() if hasattr(model, "get_compile_config") else None
@@ -56,7 +105,9 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, **kwargs: Any)
     with_optimizer = optimizer is not None and getattr(optimizer, "_built", False)
     torch_description = None
     if optimizer is not None and type(optimizer).__name__ == "TorchOptimizer":
-        from torchestimator.keras.optimizers import _torch_archive
+        from torchestimator.keras.optimizers import (  # lazy: keras.optimizers._torch_archive imports this module at load time
+            _torch_archive,
+        )
 
         torch_description, reason = _torch_archive.describe(optimizer, model)
         with_optimizer = torch_description is not None
@@ -122,7 +173,6 @@ def load_model(
     module name, lambdas rebuilt from source). Raises ValueError naming the file (and the
     layer) for what safe mode refuses, and for a damaged or oversized file."""
     filepath = os.fspath(filepath)
-    from torchestimator._tf_formats import keras_h5  # Keras 2's files: .h5, Keras 2.15 .keras
 
     with _registry.safe_mode_scope(safe_mode), _names_file(filepath):
         if keras_h5.is_hdf5(filepath):
@@ -130,8 +180,10 @@ def load_model(
         if keras_h5.is_keras2_archive(filepath):
             return keras_h5.load_keras2_archive(filepath, custom_objects, compile,
                                                 safe_mode=safe_mode)
-        from torchestimator._tf_formats import keras_tf_checkpoint
 
+        archive = _savedmodel_archive(filepath)  # model.save(dir): the model inside the dir
+        if archive is not None:
+            return _load_keras_archive(archive, custom_objects, compile, safe_mode)
         if keras_tf_checkpoint.is_keras_savedmodel(filepath):
             return keras_tf_checkpoint.load_model_savedmodel(filepath, custom_objects, compile,
                                                              safe_mode=safe_mode)
@@ -200,14 +252,18 @@ def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: boo
         optimizer = compile_config.get("optimizer") if compile_config else None
         torch_description = opt_meta.get("torch") if opt_meta is not None else None
         if torch_description is not None:
-            from torchestimator.keras.optimizers import _torch_archive
+            from torchestimator.keras.optimizers import (  # lazy: keras.optimizers._torch_archive imports this module at load time
+                _torch_archive,
+            )
 
             optimizer = _torch_archive.rebuild(
                 torch_description, state_io.unflatten_state(opt_tensors, opt_meta["skeleton"]),
                 model, filepath)
         elif opt_meta is not None:
             optimizer = _registry.deserialize_keras_object(opt_meta["config"], custom_objects)
-        from torchestimator.keras.engine._compile_config import deserialize_compile_args
+        from torchestimator.keras.engine._compile_config import (  # lazy: keras.engine._compile_config imports this module at load time
+            deserialize_compile_args,
+        )
 
         # losses and metrics saved as objects come back through the safe registry
         model.compile(optimizer=optimizer or "rmsprop",
@@ -294,6 +350,7 @@ def _read_archive(filepath: str) -> tuple[dict, dict, dict | None, dict | None]:
     return config, weights, opt_tensors, opt_meta
 
 
+_NOT_TF_FORMAT = (".h5", ".hdf5", ".keras")
 _ORDER_KEY = "torchestimator.weight_order"
 _DIGEST_KEY = "torchestimator.sha256"
 
@@ -303,6 +360,10 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     filepath = os.fspath(filepath)
     _check_overwrite(filepath, overwrite)
     state_io.atomic_write_bytes(filepath, weights_to_bytes(model))
+    if not filepath.endswith(_NOT_TF_FORMAT) and "://" not in filepath:
+        # Keras 2.15 records a weights file saved in the TF format (any name but .h5, .hdf5 and
+        # .keras) in its folder's `checkpoint` index, so `tf.train.latest_checkpoint` names it.
+        write_index(os.path.dirname(filepath) or ".", filepath, [filepath])
 
 
 def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch: bool = False) -> None:
@@ -315,13 +376,10 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
     """
     filepath = os.fspath(filepath)
     if not os.path.exists(filepath) and os.path.exists(filepath + ".index"):  # TF's format
-        from torchestimator._tf_formats.keras_tf_checkpoint import load_weights_tf_checkpoint
-
         load_weights_tf_checkpoint(model, filepath)
         return
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"No weights file found at {filepath}")
-    from torchestimator._tf_formats import keras_h5  # Keras 2's HDF5 weight files
 
     if keras_h5.is_hdf5(filepath):
         keras_h5.load_weights_h5(model, filepath, by_name=by_name, skip_mismatch=skip_mismatch)

@@ -11,6 +11,9 @@ from typing import Any
 
 import torch
 
+from torchestimator._variable import Variable
+from torchestimator.errors import OpError
+
 _log = logging.getLogger(__name__)
 
 _ITERATIONS_UNINITIALIZED = -1
@@ -62,15 +65,15 @@ def latest_checkpoint_or_weights(checkpoint_dir: str) -> tuple[str | None, bool]
     (`ModelCheckpoint(os.path.join(checkpoint_dir, 'ckpt-{epoch}'), save_weights_only=True)`)
     with the highest number. `(None, False)` if there is none.
     """
-    from torchestimator.train import latest_checkpoint
+    from torchestimator.train import latest_checkpoint  # lazy: heavy (torchestimator.train, 647 ms)
 
     if os.path.isdir(checkpoint_dir):
         try:
             path = latest_checkpoint(checkpoint_dir)
         except (OSError, ValueError):
             path = None
-        if path is not None:
-            return path, True
+        if path is not None:  # a file: the weights `Model.save_weights` named in the index
+            return path, not os.path.isfile(path)
     return _newest_weights_file(checkpoint_dir), False
 
 
@@ -139,8 +142,6 @@ class SidecarEvaluator:
     def __init__(self, model: Any, data: Any, checkpoint_dir: str | os.PathLike,
                  steps: int | None = None, max_evaluations: int | None = None,
                  callbacks: list | None = None) -> None:
-        from torchestimator._variable import Variable
-
         if not hasattr(model, "evaluate"):
             raise TypeError(
                 f"SidecarEvaluator: `model` must be a tf.keras.Model; received {type(model).__name__}."
@@ -173,19 +174,23 @@ class SidecarEvaluator:
         return False
 
     def _has_keras_optimizer(self) -> bool:
-        from torchestimator.keras.optimizers import Optimizer
+        from torchestimator.keras.optimizers import (  # lazy: keras.optimizers imports this module at load time
+            Optimizer,
+        )
 
         return isinstance(getattr(self.model, "optimizer", None), Optimizer)
 
     def _checkpoint(self) -> Any:
-        from torchestimator.train import Checkpoint
+        from torchestimator.train import Checkpoint  # lazy: heavy (torchestimator.train, 362 ms)
 
         if self._has_keras_optimizer():
             return Checkpoint(model=self.model, optimizer=self.model.optimizer)
         return Checkpoint(model=self.model, optimizer=Checkpoint(iter=self._iterations))
 
     def _load(self, checkpoint: Any, path: str, is_object: bool) -> None:
-        from torchestimator.train import list_variables
+        from torchestimator.train import (  # lazy: heavy (torchestimator.train, 307 ms)
+            list_variables,
+        )
 
         if not is_object:
             self.model.load_weights(path)
@@ -205,7 +210,6 @@ class SidecarEvaluator:
     def start(self) -> None:
         """Starts the evaluation loop; returns after the checkpoint numbered `max_evaluations`
         (or later) is evaluated, or when no new checkpoint appears for 30 seconds."""
-        from torchestimator.errors import OpError
 
         checkpoint = self._checkpoint()
         for path, is_object in checkpoints_iterator(

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import torch
 
 from torchestimator.keras.backend import image_data_format
 
@@ -68,7 +69,12 @@ def normalize_data_format(value: Any) -> str:
 
 
 def positive_int(value: Any, name: str) -> int:
-    """Returns `value` as an int if it is a positive integer, else raises ValueError naming it."""
+    """Returns `value` as an int if it is a positive integer, else raises ValueError naming it.
+    A 0-d integer array or tensor counts (`tf.math.reduce_prod(shape).numpy()`, as TF's)."""
+    if isinstance(value, (np.ndarray, torch.Tensor)) and value.ndim == 0 and (
+            value.dtype.is_floating_point is False and value.dtype != torch.bool
+            if isinstance(value, torch.Tensor) else value.dtype.kind in "iu"):
+        value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(
             f"Received an invalid value for `{name}`, expected a positive integer. "

@@ -19,6 +19,8 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes, _hashing
+from torchestimator._ragged_tensor import is_ragged
+from torchestimator.data.string_tensor import for_user
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs
@@ -34,6 +36,8 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 class IndexLookup(Layer):
     """Maps values from a vocabulary to integer indices (base of StringLookup/IntegerLookup)."""
+
+    _supports_ragged_inputs = True  # a RaggedTensor reaches `call` (keras/_ragged_inputs.py)
 
     def __init__(
         self,
@@ -388,7 +392,13 @@ class IndexLookup(Layer):
         return out.astype(object) if self._string else out.astype(np.int64)
 
     def call(self, inputs: Any) -> Any:
-        """Looks every value up; returns int64 indices, encoded vectors, or (invert) the terms."""
+        """Looks every value up; returns int64 indices, encoded vectors, or (invert) the terms.
+        A `tf.RaggedTensor` input gives a RaggedTensor of the same row lengths (indices, or
+        the terms with `invert=True`), as TF."""
+        if is_ragged(inputs):  # encoded vectors come from the padded rows, as before
+            if self.invert or self.output_mode == _encoding.INT:
+                return inputs.with_flat_values(self.call(inputs.flat_values))
+            return self.call(inputs.to_tensor())
         device = _inputs.device_of(inputs)
         values = _inputs.to_numpy(inputs, type(self).__name__)
         if self.invert:
@@ -398,7 +408,8 @@ class IndexLookup(Layer):
                     f"received an array of dtype {values.dtype}."
                 )
             out = self._invert(values.astype(np.int64))
-            return out if self._string else torch.from_numpy(out).to(device)
+            # strings as a dataset gives them: `.numpy()` reads TF's bytes
+            return for_user(out) if self._string else torch.from_numpy(out).to(device)
         ids = torch.from_numpy(np.ascontiguousarray(self._lookup(values))).to(device)
         if self.output_mode == _encoding.INT:
             return ids

@@ -16,6 +16,7 @@ import torch
 from torchestimator.keras.backend import epsilon
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_spec import InputSpec
+from torchestimator.keras.engine.layer_utils import _check_object_array
 from torchestimator.keras.layers.preprocessing import _inputs
 
 
@@ -159,14 +160,26 @@ class Normalization(Layer):
 
     def update_state(self, data: Any) -> None:
         """Merges one batch's mean and variance into the running statistics."""
-        x = data if isinstance(data, torch.Tensor) else torch.as_tensor(
-            _inputs.to_numpy(data, "Normalization").astype(np.float64, copy=False)
-        )
+        if isinstance(data, torch.Tensor):
+            x = data
+        else:
+            array = _inputs.to_numpy(data, "Normalization")
+            if array.dtype.kind == "O":
+                _check_object_array(array)
+            x = torch.as_tensor(array.astype(np.float64, copy=False))
         x = x.detach().to(torch.float64)
         if not self.built:
             self._build_device = None
             self._build_shapes = tuple(x.shape)
             self.build(tuple(x.shape))
+            if getattr(self, "_batch_input_shape", None) is None:
+                # Keras' `_adapt_maybe_build`: the adapted rank becomes the layer's input shape,
+                # so a Sequential started with an adapted layer builds at once (summary,
+                # weights). Keras gives all axes None, which its own load_model then cannot
+                # build from; the kept axes keep their sizes here so a saved model reloads.
+                self._batch_input_shape = tuple(
+                    x.shape[d] if d in self._keep_axis else None for d in range(x.ndim)
+                )
         if x.ndim != len(self._broadcast_shape):
             raise ValueError(
                 f'Normalization "{self.name}" was built for inputs of rank '
@@ -223,8 +236,13 @@ class Normalization(Layer):
             ) from None
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
-        """Same as the input shape."""
-        return tuple(input_shape)
+        """The input shape, with unknown kept axes taking the statistics' sizes (TF's output
+        is `(inputs - mean) / std`, whose static shape broadcasts against the mean's)."""
+        shape = tuple(input_shape)
+        broadcast = getattr(self, "_broadcast_shape", None)
+        if not self.built or broadcast is None or len(broadcast) != len(shape):
+            return shape
+        return tuple(b if d is None and b != 1 else d for d, b in zip(shape, broadcast))
 
     def get_config(self) -> dict:
         """Returns `axis`, `invert`, `mean` and `variance` (the given ones, as lists)."""

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import torch
 
 from torchestimator.keras.saving import _registry
@@ -20,12 +21,15 @@ from torchestimator.keras.saving import _registry
 _MODULE = "keras.optimizers.schedules"
 
 
-def _step_to_int(step: Any) -> int:
-    """Returns `step` (int, float, numpy or torch scalar) as a Python int."""
+def _step_to_int(step: Any) -> int | float:
+    """Returns `step` (int, float, numpy or torch scalar) as a Python int, or a float when it is
+    a fractional float (TF casts the step to float before dividing, so 2.5 stays 2.5)."""
     if isinstance(step, int):
         return step
-    if isinstance(step, torch.Tensor):
-        return int(step.item())
+    if isinstance(step, (torch.Tensor, np.generic)):
+        step = step.item()
+    if isinstance(step, float) and not step.is_integer():
+        return step
     return int(step)
 
 
@@ -87,7 +91,12 @@ class _BuiltinSchedule(LearningRateSchedule):
     value: Any
 
     def __call__(self, step: Any) -> torch.Tensor:
-        """Returns the learning rate at `step` as a 0-d float32 tensor."""
+        """Returns the learning rate at `step` as a 0-d float32 tensor (for an array or tensor
+        of steps, a float32 tensor of the learning rate at each, as TF's tensor arithmetic)."""
+        if np.ndim(step) > 0 if not isinstance(step, torch.Tensor) else step.dim() > 0:
+            steps = np.asarray(step.detach().cpu() if isinstance(step, torch.Tensor) else step)
+            values = [self.value(_step_to_int(s)) for s in steps.reshape(-1).tolist()]
+            return torch.tensor(values, dtype=torch.float32).reshape(steps.shape)
         return torch.tensor(self.value(_step_to_int(step)), dtype=torch.float32)
 
     def __repr__(self) -> str:
