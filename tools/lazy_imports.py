@@ -289,6 +289,24 @@ def _module_of(path: str) -> str:
     return module[: -len(".__init__")] if module.endswith(".__init__") else module
 
 
+def has_reason(lines: list[str], line: int) -> bool:
+    """Whether the import starting on 1-based `line` gives its reason: a `# lazy:` comment on one
+    of its own lines (ruff may wrap a long import and keep the comment on a later line), or on
+    a comment line just above it."""
+    above = lines[line - 2].strip() if line >= 2 else ""
+    if above.startswith("#") and LAZY.search(above):
+        return True
+    depth = 0
+    for text in lines[line - 1:]:
+        if LAZY.search(text):
+            return True
+        code = text.split("#", 1)[0]
+        depth += code.count("(") - code.count(")")
+        if depth <= 0:
+            return False
+    return False
+
+
 def unannotated(paths: list[str]) -> list[tuple[str, int, str]]:
     out = []
     for path in _files(paths):
@@ -296,7 +314,7 @@ def unannotated(paths: list[str]) -> list[tuple[str, int, str]]:
             source = f.read()
         lines = source.splitlines()
         for imp in function_imports(path, ast.parse(source, path), _module_of(path)):
-            if not LAZY.search(lines[imp.line - 1]):
+            if not has_reason(lines, imp.line):
                 out.append((path, imp.line, lines[imp.line - 1].strip()))
     return out
 
@@ -762,7 +780,7 @@ def annotate(paths: list[str], dry_run: bool = False, verbose: bool = False) -> 
         tree = ast.parse(source, path)
         trees[path] = tree
         for imp in function_imports(path, tree, _module_of(path)):
-            if LAZY.search(lines[imp.line - 1]):
+            if has_reason([x.rstrip("\n") for x in lines], imp.line):
                 continue
             d = ann.static(imp)
             if d:

@@ -6,6 +6,7 @@
 2. No circle between the package's folders (`torchestimator.keras`, `torchestimator._ops`,
    ...) through the imports a module runs when it is imported (its top-level imports;
    imports inside functions run later and are not counted, nor `if TYPE_CHECKING:` blocks).
+3. Every import inside a function gives its reason (`# lazy: ...`, `tools/lazy_imports.py`).
 """
 
 from __future__ import annotations
@@ -113,7 +114,16 @@ def main() -> int:
         print(f"Import circle between folders at import time: {' <-> '.join(group)}", file=sys.stderr)
     if not cycles:
         print("No import circle between folders at import time.")
-    return 1 if status or cycles else 0
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import lazy_imports
+
+    missing = lazy_imports.unannotated([os.path.join(ROOT, PACKAGE)])
+    for path, line, text in missing:
+        print(f"{os.path.relpath(path)}:{line}: import inside a function without a "
+              f"`# lazy: <reason>` comment: {text}", file=sys.stderr)
+    if not missing:
+        print("Every import inside a function gives its reason.")
+    return 1 if status or cycles or missing else 0
 
 
 if __name__ == "__main__":

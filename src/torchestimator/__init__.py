@@ -141,11 +141,14 @@ def __getattr__(name: str) -> Any:
         globals()[name] = module
         return module
     if name == "as_string":  # tf.strings' ops load PyArrow: only when asked for
-        from torchestimator._ops.string_ops import as_string
+        from torchestimator._ops.string_ops import (  # lazy: heavy (torchestimator._ops.string_ops, 180 ms)
+            as_string,
+        )
 
         globals()[name] = _taking_symbolic(name, as_string)
         return globals()[name]
     if name == "get_logger":
+        # lazy: a module-level import would add a public name to the package's namespace
         from torchestimator._tf_logging import get_logger
 
         globals()[name] = get_logger

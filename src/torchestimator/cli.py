@@ -19,20 +19,25 @@ tutorial: train, evaluate, export, predict from the export; then the same with K
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
 import numpy as np
 
+from torchestimator import _demo as demo
+from torchestimator.version import TORCHESTIMATOR_VERSION, VERSION
+
 
 def _version() -> str:
-    from torchestimator.version import TORCHESTIMATOR_VERSION, VERSION
-
     return f"{TORCHESTIMATOR_VERSION} (TensorFlow API {VERSION})"
 
 
 def _inspect_checkpoint(args: argparse.Namespace) -> int:
-    from torchestimator._engine.checkpoint import list_variables, load_variable
+    from torchestimator._engine.checkpoint import (  # lazy: heavy (torchestimator._engine.checkpoint, 109 ms)
+        list_variables,
+        load_variable,
+    )
 
     try:
         if args.tensor:
@@ -40,7 +45,9 @@ def _inspect_checkpoint(args: argparse.Namespace) -> int:
             with np.printoptions(threshold=args.summarize, edgeitems=3):
                 print(f"tensor_name:  {args.tensor}\n{value}")
             return 0
-        from torchestimator._tf_formats.checkpoint_reader import dtype_names
+        from torchestimator._tf_formats.checkpoint_reader import (  # lazy: heavy (torchestimator._tf_formats.checkpoint_reader, 96 ms)
+            dtype_names,
+        )
 
         dtypes = dtype_names(args.path)  # TF's or our format
         for name, shape in list_variables(args.path):
@@ -52,7 +59,9 @@ def _inspect_checkpoint(args: argparse.Namespace) -> int:
 
 
 def _convert_checkpoint(args: argparse.Namespace) -> int:
-    from torchestimator._tf_formats.convert import convert_checkpoint
+    from torchestimator._tf_formats.convert import (  # lazy: heavy (torchestimator._tf_formats.convert, 94 ms)
+        convert_checkpoint,
+    )
 
     try:
         written = convert_checkpoint(args.source, args.output_dir)
@@ -65,10 +74,6 @@ def _convert_checkpoint(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    import logging
-
-    from torchestimator import _demo as demo
-
     if args.steps < 1:
         print(f"torchestimator demo: --steps must be a positive number of training steps, "
               f"got {args.steps}", file=sys.stderr)
@@ -115,7 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("source", metavar="TF_MODEL_DIR_OR_PREFIX")
     convert.add_argument("output_dir", metavar="OUT_DIR")
     convert.set_defaults(run=_convert_checkpoint)
-    from torchestimator.serving import _cli as serving_cli
+    from torchestimator.serving import (  # lazy: heavy (torchestimator.serving, 115 ms)
+        _cli as serving_cli,
+    )
 
     serve = commands.add_parser(
         "serve", help="serve exports over HTTP with TensorFlow Serving's REST API",
@@ -146,7 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["launch"]:
-        from torchestimator.distribute._launch import run as launch
+        from torchestimator.distribute._launch import (  # lazy: heavy (torchestimator.distribute._launch, 222 ms)
+            run as launch,
+        )
 
         return launch(argv[1:])
     parser = _parser()

@@ -22,6 +22,7 @@ Outside an export (`active()` is None) both are plain calls: one thread-local re
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -138,7 +139,6 @@ def string_output(ids: torch.Tensor, names: Sequence[Any], compute: Callable[[],
 def preprocessing_layer(call: Callable) -> Callable:
     """Decorates a preprocessing layer's `call` so that exports see it as one
     `preprocessing_call` (see the module docstring)."""
-    import functools
 
     @functools.wraps(call)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:

@@ -40,7 +40,9 @@ def default_device() -> torch.device:
     """The device training runs on: the innermost open `tf.device` block's (e.g. `with
     tf.device('/CPU:0'): model.fit(...)`), else `$TORCHESTIMATOR_DEVICE` if set, else CUDA when
     available, else CPU."""
-    from torchestimator._ops.control_ops._context import scoped_device
+    from torchestimator._ops.control_ops._context import (  # lazy: _ops.control_ops._context imports this module at load time
+        scoped_device,
+    )
 
     scoped = scoped_device()
     if scoped is not None:

@@ -113,7 +113,9 @@ class ObjectScope:
         self._order: dict[str, int] = {}
         self._depth = 0
         self.call_index = 0
-        from torchestimator._engine.model_fn_context import ModelFnContext
+        from torchestimator._engine.model_fn_context import (  # lazy: _engine.model_fn_context imports this module at load time
+            ModelFnContext,
+        )
 
         self.context: ModelFnContext = ModelFnContext()
 

@@ -23,6 +23,7 @@ import torch
 from safetensors.torch import load as load_safetensors_bytes
 from safetensors.torch import save as save_safetensors_bytes
 
+from torchestimator._engine import storage
 from torchestimator._engine.dir_lock import hold_again_if_recreated
 
 
@@ -90,8 +91,6 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     (`s3://...`, `memory://...`) is written in one upload, which readers see whole or not at all."""
     path = os.fspath(path)
     if "://" in path:
-        from torchestimator._engine import storage
-
         path = storage.local(path)
         if storage.is_url(path):  # an object store: one upload, which appears whole
             storage.write_bytes(path, data)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shutil
 from typing import Any
 
 __all__ = [
@@ -37,7 +38,9 @@ def local(path: str) -> str:
 
 
 def _fs(url: str) -> tuple[Any, str]:
-    from torchestimator.io.gfile import _split
+    from torchestimator.io.gfile import (  # lazy: upward dependency (_engine → io), loaded when used
+        _split,
+    )
 
     fs, p, _ = _split(url)
     return fs, p
@@ -200,8 +203,6 @@ def remove(path: str, missing_ok: bool = True) -> None:
 def rmtree(path: str) -> None:
     """Deletes folder `path` and everything in it (nothing when it is missing)."""
     if not is_url(path):
-        import shutil
-
         shutil.rmtree(local(path), ignore_errors=True)
         return
     fs, p = _fresh(path)

@@ -43,6 +43,8 @@ from tensorboard.plugins.text import metadata as text_metadata
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 from tensorboard.util import tensor_util
 
+from torchestimator._engine import storage
+
 __all__ = ["SummaryWriter", "DEFAULT_BUCKET_COUNT"]
 
 #: Buckets of a histogram summary when none are given (TF 2's default).
@@ -85,8 +87,6 @@ class SummaryWriter:
         self._remote: str | None = None  # the URL the local event file is uploaded to
         local_dir = self._logdir
         if "://" in self._logdir:
-            from torchestimator._engine import storage
-
             if storage.is_url(self._logdir):
                 self._remote = self._logdir
                 local_dir = tempfile.mkdtemp(prefix="torchestimator-events-")
@@ -297,7 +297,6 @@ class SummaryWriter:
         """Copies the local event file whole to the store (`logdir` a URL; else nothing)."""
         if self._remote is None:
             return
-        from torchestimator._engine import storage
 
         storage.makedirs(self._remote)
         for name in os.listdir(self._local_dir):

@@ -177,7 +177,9 @@ def group(*ops: Any) -> TrainOp:
     entries = _group_entries(ops)
     if entries:
         return TrainOp(entries)
-    from torchestimator._ops.control_ops import NoOp
+    from torchestimator._ops.control_ops import (  # lazy: _ops.control_ops imports this module at load time
+        NoOp,
+    )
 
     return NoOp()
 

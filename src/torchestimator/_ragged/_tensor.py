@@ -20,6 +20,7 @@ from torchestimator._ragged import _values as V
 from torchestimator._ragged._indexing import RaggedIndexing
 from torchestimator._ragged._math import RaggedMath
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator.errors import InvalidArgumentError
 
 
 class RaggedTensor(RaggedIndexing, RaggedMath):
@@ -71,16 +72,12 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
         """Creates a RaggedTensor with rows of the given lengths (`sum(row_lengths) == len(values)`)."""
         lengths = V.int_tensor(row_lengths, "row_lengths", "from_row_lengths")
         if validate and bool((lengths < 0).any()):
-            from torchestimator.errors import InvalidArgumentError
-
             raise InvalidArgumentError(
                 "Arguments to from_row_lengths do not form a valid RaggedTensor: row_lengths must "
                 f"be non-negative; received row_lengths={lengths.tolist()}")
         splits = torch.cat([torch.zeros(1, dtype=lengths.dtype), torch.cumsum(lengths, 0)])
         rt = cls._make(values, splits.to(lengths.dtype), "from_row_lengths", False)
         if validate and int(splits[-1]) != V.nrows_of(rt._values):
-            from torchestimator.errors import InvalidArgumentError
-
             raise InvalidArgumentError(
                 f"Arguments to from_row_lengths do not form a valid RaggedTensor: "
                 f"sum(row_lengths) ({int(splits[-1])}) must equal the number of values "
@@ -97,8 +94,6 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
         """
         rowids = V.int_tensor(value_rowids, "value_rowids", "from_value_rowids")
         if validate:
-            from torchestimator.errors import InvalidArgumentError
-
             if rowids.numel() and (bool((rowids[1:] < rowids[:-1]).any()) or int(rowids[0]) < 0):
                 raise InvalidArgumentError(
                     "Arguments to from_value_rowids do not form a valid RowPartition: "
@@ -106,8 +101,6 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
                     f"value_rowids={rowids.tolist()}")
         n = (int(rowids[-1]) + 1 if rowids.numel() else 0) if nrows is None else int(nrows)
         if validate and rowids.numel() and int(rowids[-1]) >= n:
-            from torchestimator.errors import InvalidArgumentError
-
             raise InvalidArgumentError(
                 f"Arguments to from_value_rowids do not form a valid RowPartition: value_rowids "
                 f"must be < nrows ({n}); received value_rowids={rowids.tolist()}")
@@ -315,7 +308,9 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
     @property
     def shape(self) -> Any:
         """The statically known shape: a `TensorShape` with None for each ragged dimension."""
-        from torchestimator._ops.creation._tensor_shape import TensorShape
+        from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_ragged → _ops), loaded when used
+            TensorShape,
+        )
 
         return TensorShape(self._static_shape())
 

@@ -24,7 +24,9 @@ def is_strings(values: Any) -> bool:
 
 def to_flat(values: Any, dtype: Any = None, name: str = "values") -> Any:
     """`values` as a torch tensor, or a numpy object array for strings (cast to `dtype`)."""
-    from torchestimator._ops.convert import convert_to_tensor
+    from torchestimator._ops.convert import (  # lazy: upward dependency (_ragged → _ops), loaded when used
+        convert_to_tensor,
+    )
 
     want = None if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(values, torch.Tensor):

@@ -17,6 +17,7 @@ import torch
 import torch.autograd.forward_ad as fwAD
 
 from torchestimator._ops import nest
+from torchestimator._ops.convert import convert_to_tensor
 
 _OPEN: dict[str, Any] = {"accumulator": None}
 
@@ -32,7 +33,6 @@ class ForwardAccumulator:
         if len(self._primals) != len(self._tangents):
             raise ValueError(f"primals and tangents must have the same structure; got {len(self._primals)} "
                              f"primals and {len(self._tangents)} tangents.")
-        from torchestimator._ops.convert import convert_to_tensor
 
         self._tangents = [convert_to_tensor(t, dtype=p.dtype) if not isinstance(t, torch.Tensor) else t
                           for p, t in zip(self._primals, self._tangents)]

@@ -59,7 +59,9 @@ def col_stack(values: Sequence[Any]) -> Any:
     if isinstance(first, np.ndarray):
         return np.stack(values)
     if type(first).__name__ == "SparseTensor":  # a batched tf.SparseTensor (sparse_batching.py)
-        from torchestimator.data.sparse_batching import stack_sparse
+        from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
+            stack_sparse,
+        )
 
         return stack_sparse(list(values))
     out = np.empty(len(values), dtype=object)

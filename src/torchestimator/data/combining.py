@@ -158,7 +158,9 @@ class _DatasetFunction(Dataset):
         return self._observed
 
     def _shard_files(self, num_shards: int, index: int) -> Dataset | None:
-        from torchestimator.data.files import FileListDataset
+        from torchestimator.data.files import (  # lazy: data.files imports this module at load time
+            FileListDataset,
+        )
 
         if isinstance(self._input, FileListDataset) and self._input.num_files >= num_shards:
             return self._replace_inputs((self._input.sharded(num_shards, index),))

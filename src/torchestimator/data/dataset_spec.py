@@ -35,7 +35,9 @@ class DatasetSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Dataset`)."""
-        from torchestimator.data.dataset import Dataset
+        from torchestimator.data.dataset import (  # lazy: data.dataset imports this module at load time
+            Dataset,
+        )
 
         return Dataset
 
@@ -74,7 +76,9 @@ class IteratorSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Iterator`)."""
-        from torchestimator.data.iterator import DatasetIterator
+        from torchestimator.data.iterator import (  # lazy: data.iterator imports this module at load time
+            DatasetIterator,
+        )
 
         return DatasetIterator
 

@@ -244,7 +244,7 @@ def make_parquet_dataset(
     """
     # Imported here: pyarrow.parquet and pyarrow.compute cost ~13 MB and ~0.3 s to load,
     # which a CSV pipeline never needs.
-    from torchestimator.data.parquet_reader import (
+    from torchestimator.data.parquet_reader import (  # lazy: heavy (torchestimator.data.parquet_reader, 56 ms)
         ParquetLayout,
         column_dtype,
         read_parquet_file,

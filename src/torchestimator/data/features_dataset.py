@@ -35,7 +35,9 @@ def parse_example_dataset(features: Mapping, num_parallel_calls: int = 1,
     features = _check_features(features)
 
     def parse(serialized: Any) -> dict:
-        from torchestimator.io import parse_example
+        from torchestimator.io import (  # lazy: upward dependency (data → io), loaded when used
+            parse_example,
+        )
 
         return parse_example(serialized, features)
 
@@ -71,7 +73,9 @@ def make_batched_features_dataset(
     `tf.RaggedTensor` for RaggedFeature), or `(features, label)` with `label_key`.
     `num_epochs=None` repeats forever. See the module doc for the pipeline.
     """
-    from torchestimator.io._tfrecord_dataset import TFRecordDataset
+    from torchestimator.io._tfrecord_dataset import (  # lazy: upward dependency (data → io), loaded when used
+        TFRecordDataset,
+    )
 
     batch_size = as_int("batch_size", batch_size, 1)
     features = _check_features(features)

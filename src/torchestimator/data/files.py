@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from torchestimator._dtypes import TensorSpec, string
+from torchestimator._engine import storage
 from torchestimator.data.background import default_parallelism
 from torchestimator.data.columns import Block
 from torchestimator.data.combining import interleave_blocks
@@ -79,8 +80,10 @@ def match_files(file_pattern: Any, what: str = "file_pattern") -> list[str]:
 
 def _match_url(pattern: str, what: str) -> list[str]:
     """The files (not folders) of a store that `pattern` (a URL, maybe a glob) names."""
-    from torchestimator._engine import storage
-    from torchestimator.io.gfile import _split, _url
+    from torchestimator.io.gfile import (  # lazy: upward dependency (data → io), loaded when used
+        _split,
+        _url,
+    )
 
     fs, path, prefix = _split(pattern)
     try:
@@ -152,8 +155,6 @@ def open_binary(path: str, compression_type: str) -> Any:
     if compression_type == "ZLIB":
         return io.BufferedReader(_ZlibReader(path))
     if "://" in path:
-        from torchestimator._engine import storage
-
         return storage.open_read(path)  # the caller closes it
     return open(path, "rb")  # the caller closes it
 

@@ -58,7 +58,9 @@ class DatasetIterator:
 
     def get_next_as_optional(self) -> Any:
         """The next element as a `tf.experimental.Optional` (empty at the end)."""
-        from torchestimator.data.optional import get_next_as_optional
+        from torchestimator.data.optional import (  # lazy: data.optional imports this module at load time
+            get_next_as_optional,
+        )
 
         return get_next_as_optional(self)
 

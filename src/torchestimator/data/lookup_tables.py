@@ -4,11 +4,15 @@ query)."""
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import numpy as np
 
-from torchestimator import _dtypes
+from torchestimator import _dtypes, lookup
+from torchestimator._dtypes import TensorSpec
+from torchestimator.data.dataset import Dataset
+from torchestimator.lookup import KeyValueTensorInitializer
 
 
 def _pairs(dataset: Any, what: str) -> tuple[list, list]:
@@ -22,8 +26,6 @@ def _pairs(dataset: Any, what: str) -> tuple[list, list]:
 
 
 def _key_value_initializer() -> type:
-    from torchestimator.lookup import KeyValueTensorInitializer
-
     return KeyValueTensorInitializer
 
 
@@ -47,7 +49,6 @@ def table_from_dataset(dataset: Any = None, num_oov_buckets: int = 0, vocab_size
     """A lookup table from a dataset of keys (each key's value its position), or of `(key,
     value)` pairs: a `StaticVocabularyTable` with `num_oov_buckets`, else a
     `StaticHashTable` with `default_value`."""
-    from torchestimator import lookup
 
     if dataset is None:
         raise ValueError("table_from_dataset: dataset must be given.")
@@ -81,10 +82,7 @@ def index_table_from_dataset(dataset: Any = None, num_oov_buckets: int = 0, voca
 def SqlDataset(driver_name: str, data_source_name: str, query: str, output_types: Any) -> Any:  # noqa: N802
     """A dataset of the rows `query` returns from the SQLite database `data_source_name`, one
     tuple of `output_types` per row (TF's `SqlDataset`; `driver_name` must be 'sqlite')."""
-    import sqlite3
 
-    from torchestimator._dtypes import TensorSpec
-    from torchestimator.data.dataset import Dataset
 
     if driver_name != "sqlite":
         raise ValueError(f"SqlDataset: driver_name must be 'sqlite' (the only driver TF has); received {driver_name!r}.")

@@ -7,6 +7,9 @@ from typing import Any
 
 import torch
 
+from torchestimator import errors
+from torchestimator.data.structure import spec_of, to_structure
+
 
 class Optional:
     """A value that may or may not be present (`tf.experimental.Optional`): `has_value()`,
@@ -21,7 +24,6 @@ class Optional:
     @staticmethod
     def from_value(value: Any) -> Optional:
         """An `Optional` holding `value`."""
-        from torchestimator.data.structure import spec_of, to_structure
 
         return Optional(value, True, spec_of(to_structure(value)))
 
@@ -42,8 +44,6 @@ class Optional:
     def get_value(self, name: str | None = None) -> Any:
         """The value; raises `tf.errors.InvalidArgumentError` when there is none."""
         if not self._present:
-            from torchestimator import errors
-
             raise errors.InvalidArgumentError(None, None, "The optional does not have a value.")
         return self._value
 

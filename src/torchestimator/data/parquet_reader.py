@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import torch
 
 from torchestimator._dtypes import string
+from torchestimator._engine import storage
 from torchestimator.data.columns import Block
 from torchestimator.data.csv_reader import arrow_component
 from torchestimator.data.files import arrow_input
@@ -66,8 +67,6 @@ def column_dtype(name: str, type_: pa.DataType, path: str) -> Any:
 def read_schema(path: str) -> pa.Schema | None:
     """The Arrow schema of a Parquet file (None for a 0-byte file)."""
     if "://" in path:  # a URL (`s3://...`): through fsspec
-        from torchestimator._engine import storage
-
         if storage.getsize(path) == 0:
             return None
         with storage.open_read(path) as f:

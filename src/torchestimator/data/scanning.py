@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from torchestimator._dtypes import dtype_name
 from torchestimator.data.dataset import Dataset, UnaryDataset
 from torchestimator.data.mapping import _placeholder
 from torchestimator.data.streams import ElementStream, iter_elements
@@ -87,6 +88,4 @@ def _check_state(initial: Any, new: Any) -> None:
 
 
 def _tf_dtype(dtype: Any) -> str:
-    from torchestimator._dtypes import dtype_name
-
     return f"<dtype: '{dtype_name(dtype)}'>"

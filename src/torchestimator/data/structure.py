@@ -23,6 +23,7 @@ import torch
 from torchestimator._dtypes import TensorSpec, as_dtype, string
 from torchestimator._ops.convert import text_or_bytes
 from torchestimator._ops.tokens import Tokens
+from torchestimator._ragged._spec import RaggedTensorSpec
 from torchestimator.data import encoded_strings
 
 _PY_FLOAT = torch.float32
@@ -232,7 +233,9 @@ def _composite_spec(value: Any) -> Any:
     loads sparse_batching.py so that `batch` stacks sparse components."""
     name = type(value).__name__
     if name == "SparseTensor" and type(value).__module__ == "torchestimator._sparse_tensor":
-        from torchestimator.data.sparse_batching import sparse_spec
+        from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
+            sparse_spec,
+        )
 
         return sparse_spec(value)
     if name == "RaggedTensor" and type(value).__module__.startswith("torchestimator._ragged"):
@@ -242,8 +245,6 @@ def _composite_spec(value: Any) -> Any:
 
 
 def _ragged_spec(value: Any) -> Any:
-    from torchestimator._ragged._spec import RaggedTensorSpec
-
     return RaggedTensorSpec.from_value(value)
 
 

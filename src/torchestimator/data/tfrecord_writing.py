@@ -21,8 +21,12 @@ class TFRecordWriter:
 
     def write(self, dataset: Dataset) -> None:
         """Writes every element of `dataset` (scalar strings: bytes or str) as one record."""
-        from torchestimator.io import TFRecordOptions
-        from torchestimator.io import TFRecordWriter as Writer
+        from torchestimator.io import (  # lazy: upward dependency (data → io), loaded when used
+            TFRecordOptions,
+        )
+        from torchestimator.io import (  # lazy: upward dependency (data → io), loaded when used
+            TFRecordWriter as Writer,
+        )
 
         if not isinstance(dataset, Dataset):
             raise TypeError(f"`dataset` must be a tf.data.Dataset; received "

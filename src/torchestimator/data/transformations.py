@@ -15,11 +15,14 @@ import enum
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, dtype_name
+from torchestimator._engine.loop import to_device
 from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
+from torchestimator.data.element_list import from_list as make
 from torchestimator.data.grouping import GroupByReducerDataset, Reducer
 from torchestimator.data.validation import as_bool, as_callable, as_int
 from torchestimator.errors import OutOfRangeError
@@ -68,7 +71,6 @@ def RandomDataset(seed: int | None = None, rerandomize_each_iteration: bool | No
 
 def from_list(elements: list, name: str | None = None) -> Dataset:
     """A dataset of the elements of a list (nests of tensors/arrays/scalars), in order."""
-    from torchestimator.data.element_list import from_list as make
 
     return make(elements)
 
@@ -248,8 +250,6 @@ def pad_to_cardinality(cardinality: int, mask_key: str = "valid") -> Transformat
 def _zero(spec: TensorSpec) -> Any:
     shape = tuple(0 if d is None else d for d in (spec.shape or ()))
     if dtype_name(spec.dtype) == "string":
-        import numpy as np
-
         return np.full(shape, "", dtype=object) if shape else ""
     return torch.zeros(shape, dtype=spec.dtype)
 
@@ -308,7 +308,7 @@ def prefetch_to_device(device: str, buffer_size: int | None = None) -> Transform
 
 
 def _on_device(ds: Dataset, device_name: str, buffer_size: int) -> Dataset:
-    from torchestimator._engine.loop import to_device
+    # lazy: looked up per call (tests replace `_context._resolve_device`)
     from torchestimator._ops.control_ops._context import _resolve_device
 
     device = _resolve_device(device_name)

@@ -21,6 +21,11 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+
+from torchestimator._engine import storage
+
 logger = logging.getLogger("torchestimator")
 
 
@@ -84,7 +89,6 @@ class _SavedModelExporter(Exporter):
 def _export_versions(export_dir_base: str) -> list[tuple[int, str]]:
     """`(version, path)` of the export directories named by 10-digit Unix seconds, oldest first
     (`export_dir_base` a path or a URL)."""
-    from torchestimator._engine import storage
 
     if not storage.isdir(export_dir_base):
         return []
@@ -105,7 +109,6 @@ def _garbage_collect_exports(export_dir_base: str, exports_to_keep: int | None,
     which export came last."""
     if exports_to_keep is None:
         return
-    from torchestimator._engine import storage
 
     newest_path = storage.abspath(os.fsdecode(newest)) if newest is not None else None
     versions = [(v, p) for v, p in _export_versions(export_dir_base) if storage.abspath(p) != newest_path]
@@ -172,7 +175,6 @@ def _verify_compare_fn_args(compare_fn: Callable) -> None:
 def _read_simple_value_results(pattern: str) -> list[dict]:
     """The evaluations in the event files matching `pattern`: per file, the `{tag:
     simple_value}` scalars of each global step (an evaluation writes one event per metric)."""
-    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
 
     results = []
     for path in sorted(glob.glob(pattern)):
@@ -252,7 +254,6 @@ class BestExporter(Exporter):
 
 def _same_result(a: dict, b: dict | None) -> bool:
     """True if the scalars of `a` (read back from an event file, float32) equal those of `b`."""
-    import numpy as np
 
     if not b:
         return False

@@ -19,6 +19,8 @@ import logging
 import time
 from typing import Any
 
+from tensorboard.plugins.hparams import summary_v2
+
 logger = logging.getLogger("torchestimator")
 
 
@@ -59,7 +61,6 @@ def write_hparams(writer: Any, params: Any, step: int = 0) -> bool:
     values = hparams_values(params)
     if not values:
         return False
-    from tensorboard.plugins.hparams import summary_v2
 
     writer.write_summary(summary_v2.hparams_pb(values, start_time_secs=time.time()), step)
     writer.flush()

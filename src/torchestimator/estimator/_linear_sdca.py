@@ -30,6 +30,11 @@ import torch
 
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
+from torchestimator.errors import InvalidArgumentError
+from torchestimator.feature_column import LinearModel
+from torchestimator.feature_column._base import CategoricalColumn, DenseColumn
+from torchestimator.feature_column._transform import FeatureTransformationCache
+from torchestimator.summary._summary import _record
 
 _LOSSES = ("logistic_loss", "squared_loss", "hinge_loss", "smooth_hinge_loss")
 
@@ -86,7 +91,6 @@ def _convert_label(label: float, loss_type: str) -> float:
         return -1.0
     if label == 1.0:
         return 1.0
-    from torchestimator.errors import InvalidArgumentError
 
     raise InvalidArgumentError(None, None, "Only labels of 0.0 or 1.0 are supported right now. Found example "
                                            f"with label: {label:g}")
@@ -153,8 +157,6 @@ class _SDCAModel:
     @classmethod
     def for_columns(cls, options: LinearSDCA, state_manager: Any, feature_columns: Any,
                     bias_var: torch.Tensor) -> _SDCAModel:
-        from torchestimator.feature_column._base import CategoricalColumn, DenseColumn
-
         variables = []
         for column in sorted(feature_columns, key=lambda c: c.name):
             if not isinstance(column, (CategoricalColumn, DenseColumn)):
@@ -167,8 +169,6 @@ class _SDCAModel:
               state_manager: Any, loss_type: str) -> dict:
         """The batch as the solver wants it: per example its (flat positions, values) over the
         concatenated weights, label, weight and id."""
-        from torchestimator.feature_column._base import CategoricalColumn
-        from torchestimator.feature_column._transform import FeatureTransformationCache
 
         cache = FeatureTransformationCache.for_batch(features)
         labels = torch.as_tensor(targets).detach().reshape(-1).double().cpu().numpy()
@@ -291,14 +291,24 @@ def sdca_model_fn(features: Any, labels: Any, mode: str, head: Any, feature_colu
                   sparse_combiner: str = "sum") -> Any:
     """The linear model_fn with an SDCA optimizer (TF's `_sdca_model_fn`): the binary head
     trains with logistic loss, the one-dimensional regression head with squared loss."""
-    from torchestimator.estimator._session import LazySummary
-    from torchestimator.estimator.canned._trainable import trainable_variables
-    from torchestimator.estimator.canned.linear import compute_fraction_of_zero
-    from torchestimator.estimator.head.binary_class_head import BinaryClassHead
-    from torchestimator.estimator.head.regression_head import RegressionHead
-    from torchestimator.estimator.mode_keys import ModeKeys
-    from torchestimator.feature_column import LinearModel
-    from torchestimator.summary._summary import _record
+    from torchestimator.estimator._session import (  # lazy: estimator._session imports this module at load time
+        LazySummary,
+    )
+    from torchestimator.estimator.canned._trainable import (  # lazy: estimator.canned._trainable imports this module at load time
+        trainable_variables,
+    )
+    from torchestimator.estimator.canned.linear import (  # lazy: estimator.canned.linear imports this module at load time
+        compute_fraction_of_zero,
+    )
+    from torchestimator.estimator.head.binary_class_head import (  # lazy: estimator.head.binary_class_head imports this module at load time
+        BinaryClassHead,
+    )
+    from torchestimator.estimator.head.regression_head import (  # lazy: estimator.head.regression_head imports this module at load time
+        RegressionHead,
+    )
+    from torchestimator.estimator.mode_keys import (  # lazy: estimator.mode_keys imports this module at load time
+        ModeKeys,
+    )
 
     if sparse_combiner != "sum":
         raise ValueError(f"LinearSDCA needs sparse_combiner='sum'; got {sparse_combiner!r}.")

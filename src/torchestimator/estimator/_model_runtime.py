@@ -25,7 +25,8 @@ import torch
 
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import loop, storage
-from torchestimator._engine.train_op import TrainOp
+from torchestimator._engine.summary import SummaryWriter
+from torchestimator._engine.train_op import TrainOp, parameters_of
 from torchestimator._ops.control_ops._context import placement_scope
 from torchestimator.estimator import _inputs
 from torchestimator.estimator._model_state import ModelState
@@ -46,13 +47,17 @@ logger = logging.getLogger("torchestimator")
 
 
 def _takes_input_context(input_fn: Callable) -> bool:
-    from torchestimator.distribute._data_parallel import takes_input_context
+    from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+        takes_input_context,
+    )
 
     return takes_input_context(input_fn)
 
 
 def _all_agree(flag: bool) -> bool:
-    from torchestimator.distribute._collectives import all_agree
+    from torchestimator.distribute._collectives import (  # lazy: upward dependency (estimator → distribute), loaded when used
+        all_agree,
+    )
 
     return all_agree(flag)
 
@@ -93,7 +98,6 @@ class ModelRuntime:
     # ------------------------------------------------------------------ writers and checkpoints
     def summary_writer(self, logdir: str) -> Any:
         """The shared TensorBoard writer of `logdir` (opened on first use)."""
-        from torchestimator._engine.summary import SummaryWriter
 
         key = storage.abspath(logdir)
         writer = self._writers.get(key)
@@ -209,7 +213,9 @@ class ModelRuntime:
             return spec
         self.state.initialize_step()
         if self.warm_start_settings is not None:
-            from torchestimator.estimator.warm_starting import warm_start
+            from torchestimator.estimator.warm_starting import (  # lazy: estimator.warm_starting imports this module at load time
+                warm_start,
+            )
 
             warm_start(self.state, self.warm_start_settings)
         init_fn = getattr(spec.scaffold, "init_fn", None)
@@ -221,7 +227,6 @@ class ModelRuntime:
     def build_optimizers(self, train_op: TrainOp) -> None:
         """Builds each optimizer of `train_op` for its variables (those the loss depends on
         when model_fn named none)."""
-        from torchestimator._engine.train_op import parameters_of
 
         for index, (optimizer, loss, var_list) in enumerate(train_op.entries):
             if callable(var_list):
@@ -250,7 +255,10 @@ class ModelRuntime:
         """`parallel` is the `DataParallel` of `config.<field>` ('train_distribute' or
         'eval_distribute') for the block, when it has several replicas (this process then takes
         its role in the cluster: only the chief writes), else None; yields it."""
-        from torchestimator.distribute._data_parallel import data_parallel, implicit_strategy
+        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+            data_parallel,
+            implicit_strategy,
+        )
 
         strategy = getattr(self.config, field)
         if strategy is None and field == "train_distribute":

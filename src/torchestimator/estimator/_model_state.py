@@ -27,6 +27,13 @@ import torch
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import state_io
 from torchestimator._engine.object_scope import ObjectScope
+from torchestimator._tf_formats.estimator_names import adapt_tf_checkpoint
+from torchestimator._variable import Variable
+from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.engine.layer_utils import keras_state_dict
+from torchestimator.keras.optimizers import Optimizer
+from torchestimator.train import _global_step, _object_graph
+from torchestimator.train._object_graph import _classes, _optimizer_style
 
 logger = logging.getLogger("torchestimator")
 
@@ -90,7 +97,6 @@ class ModelState:
         current step), or None without one."""
         if self.object_checkpoint is None:
             return None
-        from torchestimator.train import _global_step, _object_graph
 
         context = self.scope.context
         if context.global_step_variable is not None:
@@ -101,7 +107,6 @@ class ModelState:
     def _covered_optimizers(graph: Any) -> set[int]:
         """ids of the optimizers whose whole state the object graph holds (a legacy or TF1
         optimizer's slots are keyed under their variables: all of those must be in it)."""
-        from torchestimator.train._object_graph import _classes, _optimizer_style
 
         covered = set()
         for optimizer in graph.objects(_classes()[2]):
@@ -114,7 +119,6 @@ class ModelState:
     # ------------------------------------------------------------------ objects
     def layers(self) -> list:
         """The layers model_fn created or called at its top level (each once)."""
-        from torchestimator.keras.engine.base_layer import Layer
 
         found: dict[int, Any] = {}
         for obj in self.scope.objects.values():
@@ -126,7 +130,6 @@ class ModelState:
 
     def optimizers(self) -> list:
         """The optimizers model_fn created, in creation order."""
-        from torchestimator.keras.optimizers import Optimizer
 
         return self.scope.created(Optimizer)
 
@@ -143,7 +146,6 @@ class ModelState:
 
     def named_variables(self) -> dict[str, torch.Tensor]:
         """Every weight and buffer of the model's layers, keyed by checkpoint name."""
-        from torchestimator.keras.engine.layer_utils import keras_state_dict
 
         out: dict[str, torch.Tensor] = {}
         seen: set[int] = set()
@@ -182,7 +184,6 @@ class ModelState:
         `tf.compat.v1.get_variable` (its scoped name, 'outer/inner/w') and `tf.Variable` (its
         `name=`; unnamed ones `Variable`, `Variable_1`, ... (`outer/Variable` in a name scope)
         numbered in creation order per model_fn, as in TF's graph, not per process)."""
-        from torchestimator._variable import Variable
 
         out: list[tuple[str, torch.Tensor]] = []
         unnamed: dict[str, int] = {}
@@ -272,7 +273,6 @@ class ModelState:
         tensors, meta = ckpt.load_checkpoint(path)
         if "tensorflow" in (meta.get("format"), meta.get("extra", {}).get("source_format")):
             # written by TensorFlow (or converted from its files): see `_tf_formats`
-            from torchestimator._tf_formats.estimator_names import adapt_tf_checkpoint
 
             tensors, meta = adapt_tf_checkpoint(self, path, tensors, meta)
         restored, restored_optimizers = self._restore_objects(path, tensors)
@@ -339,8 +339,6 @@ class ModelState:
 
 
 def _optimizer_class() -> type:
-    from torchestimator.keras.optimizers import Optimizer
-
     return Optimizer
 
 

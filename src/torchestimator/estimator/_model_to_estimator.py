@@ -24,10 +24,13 @@ from typing import Any
 
 import torch
 
+from torchestimator.estimator import export as export_lib
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.keras.engine.input_layer import Input
+from torchestimator.keras.saving._registry import custom_object_scope
 
 logger = logging.getLogger("torchestimator")
 
@@ -48,11 +51,15 @@ class _ResetMetricsHook(SessionRunHook):
 
 def _copy_model(keras_model: Any, custom_objects: dict | None) -> Any:
     """A copy of `keras_model` with the same compiled loss and metrics and the same weights."""
-    from torchestimator.keras.engine.functional import Functional
-    from torchestimator.keras.engine.input_layer import Input
-    from torchestimator.keras.engine.sequential import Sequential
-    from torchestimator.keras.models import clone_model
-    from torchestimator.keras.saving._registry import custom_object_scope
+    from torchestimator.keras.engine.functional import (  # lazy: heavy (torchestimator.keras.engine.functional, 56 ms)
+        Functional,
+    )
+    from torchestimator.keras.engine.sequential import (  # lazy: heavy (torchestimator.keras.engine.sequential, 57 ms)
+        Sequential,
+    )
+    from torchestimator.keras.models import (  # lazy: heavy (torchestimator.keras.models, 62 ms)
+        clone_model,
+    )
 
     if isinstance(keras_model, Functional):  # Sequential is a Functional
         input_tensors = None
@@ -150,8 +157,6 @@ def _metric_ops(metrics: list, metric_names_map: dict | None) -> dict:
 
 
 def _export_outputs(export_outputs: dict | None, predictions: dict) -> dict:
-    from torchestimator.estimator import export as export_lib
-
     if export_outputs is None:
         return {_DEFAULT_SERVING_KEY: export_lib.PredictOutput(predictions)}
     single = next(iter(predictions.values())) if len(predictions) == 1 else None
@@ -248,7 +253,9 @@ def model_to_estimator(keras_model: Any = None, keras_model_path: str | None = N
             f"Unknown checkpoint format {checkpoint_format!r}: expected one of {list(_CHECKPOINT_FORMATS)}."
         )
     if keras_model_path is not None:
-        from torchestimator.keras.models import load_model
+        from torchestimator.keras.models import (  # lazy: heavy (torchestimator.keras.models, 61 ms)
+            load_model,
+        )
 
         if not os.path.exists(keras_model_path):
             raise ValueError(f"keras_model_path {keras_model_path!r} does not exist.")

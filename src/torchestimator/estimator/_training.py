@@ -287,7 +287,9 @@ class _TrainingExecutor:
     """Runs `train_and_evaluate` for this process's role (`RunConfig.task_type`)."""
 
     def __init__(self, estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec):
-        from torchestimator.estimator.estimator import Estimator
+        from torchestimator.estimator.estimator import (  # lazy: estimator.estimator imports this module at load time
+            Estimator,
+        )
 
         if not isinstance(estimator, Estimator):
             raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}")
@@ -362,7 +364,9 @@ class _TrainingExecutor:
         """Parameter servers do not exist here (variables live with each trainer, and chief and
         workers train synchronously): a `ps` task logs that it is not needed and exits 0, so
         an existing TFJob spec keeps working."""
-        from torchestimator.distribute._data_parallel import leave_if_ps_task
+        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+            leave_if_ps_task,
+        )
 
         leave_if_ps_task(self._estimator.config)
 

@@ -43,6 +43,7 @@ from torchestimator.estimator.hooks._progress import ProgressHook, progress_enab
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
+from torchestimator.io.gfile import _split
 from torchestimator.keras.mixed_precision._autocast import step_autocast
 from torchestimator.train import _global_step
 
@@ -83,8 +84,6 @@ def _local_model_dir(model_dir: str) -> str:
     must be installed (s3fs for s3://): the error names the scheme and the package otherwise."""
     model_dir = storage.local(model_dir)
     if storage.is_url(model_dir):
-        from torchestimator.io.gfile import _split
-
         _split(model_dir)  # UnimplementedError naming the package when the scheme has none
     return model_dir
 
@@ -155,7 +154,9 @@ class Estimator:
         self._params = copy.deepcopy(params or {})
         self._model_fn = model_fn
         self._model_fn_args = args
-        from torchestimator.estimator.warm_starting import resolve_warm_start
+        from torchestimator.estimator.warm_starting import (  # lazy: estimator.warm_starting imports this module at load time
+            resolve_warm_start,
+        )
 
         # The model_fn caller, the model's state, device, writers and checkpoint managers: the
         # interface this class, export, the hooks' Session and the in-memory evaluator share.
@@ -230,7 +231,9 @@ class Estimator:
         naming the holder (see `TORCHESTIMATOR_LOCK_WAIT_SECS` to wait instead).
         """
         if self._config.task_type == "ps" and self._config.train_distribute is None:
-            from torchestimator.distribute._data_parallel import leave_if_ps_task
+            from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+                leave_if_ps_task,
+            )
 
             leave_if_ps_task(self._config)  # no parameter servers here: a ps task exits (status 0)
         if self._config.task_type in ("evaluator", "ps"):
@@ -269,7 +272,9 @@ class Estimator:
             return self
         position = int((meta.get("extra") or {}).get("input_position") or 0)
         if latest is None and self._params and self._config.is_chief:
-            from torchestimator.estimator._hparams_summary import write_hparams
+            from torchestimator.estimator._hparams_summary import (  # lazy: estimator._hparams_summary imports this module at load time
+                write_hparams,
+            )
 
             write_hparams(self._runtime.summary_writer(self._model_dir), self._params)  # once per run
         if self._config.tf_random_seed is not None:
@@ -551,7 +556,9 @@ class Estimator:
             ValueError when there is no receiver fn or no trained model; `ExportError` (a
             ValueError) naming the line when model_fn cannot be exported.
         """
-        from torchestimator.estimator.export._estimator_export import export_saved_model
+        from torchestimator.estimator.export._estimator_export import (  # lazy: estimator.export._estimator_export imports this module at load time
+            export_saved_model,
+        )
 
         return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
                                   as_text, checkpoint_path, experimental_mode)

@@ -9,6 +9,7 @@ import torch
 
 from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
+from torchestimator.saved_model._export_output import PredictOutput
 
 _FIELDS = (
     "mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
@@ -19,7 +20,9 @@ _FIELDS = (
 def _check_hooks(hooks: Any, field: str) -> tuple:
     if not hooks:
         return ()
-    from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
+    from torchestimator.estimator.hooks.session_run_hook import (  # lazy: estimator.hooks.session_run_hook imports this module at load time
+        SessionRunHook,
+    )
 
     hooks = tuple(hooks)
     for hook in hooks:
@@ -130,8 +133,6 @@ class EstimatorSpec(namedtuple("EstimatorSpec", _FIELDS)):
 
 
 def _default_export_outputs(export_outputs: dict | None, predictions: Any) -> dict:
-    from torchestimator.saved_model._export_output import PredictOutput
-
     if export_outputs is None:
         return {"serving_default": PredictOutput(predictions)}
     if not isinstance(export_outputs, dict):

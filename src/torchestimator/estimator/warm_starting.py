@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine import checkpoint as ckpt
+from torchestimator._engine import storage
 
 logger = logging.getLogger("torchestimator")
 
@@ -75,8 +76,6 @@ def resolve_warm_start(value: Any) -> WarmStartSettings | None:
 
 
 def _checkpoint_path(path: str) -> str:
-    from torchestimator._engine import storage
-
     if storage.isdir(path):
         found = ckpt.latest_checkpoint(path)
         if found is None:

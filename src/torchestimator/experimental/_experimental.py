@@ -8,6 +8,8 @@ import contextlib
 import warnings
 from collections.abc import Iterator
 
+import torch
+
 from torchestimator._refused import refuse, refused_module
 
 _STRICT = {"enabled": False}
@@ -22,8 +24,6 @@ def async_scope() -> Iterator[None]:
     try:
         yield
     finally:
-        import torch
-
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             torch.cuda.synchronize()
 

@@ -8,6 +8,9 @@ import os
 import sys
 from typing import Any
 
+import torch
+
+from torchestimator import __version__
 from torchestimator.serving._limits import (
     DEFAULT_BODY_TIMEOUT_SECONDS,
     DEFAULT_HEADER_TIMEOUT_SECONDS,
@@ -19,6 +22,9 @@ from torchestimator.serving._limits import (
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_MAX_ROWS,
 )
+from torchestimator.serving._model_config import parse_batching_parameters, parse_model_config
+from torchestimator.serving._monitoring import read_monitoring_config
+from torchestimator.serving._server import serve
 
 DESCRIPTION = (
     "Serve the newest export under --model_base_path (a directory of numbered version "
@@ -225,10 +231,6 @@ def _check_limits(args: argparse.Namespace) -> str | None:
 
 def _check_model_files(args: argparse.Namespace) -> str | None:
     """What is wrong with --model_config_file or --batching_parameters_file, or None."""
-    from torchestimator.serving._model_config import (
-        parse_batching_parameters,
-        parse_model_config,
-    )
 
     if args.model_config_file_poll_wait_seconds < 0:
         return ("--model_config_file_poll_wait_seconds must be >= 0 (0: read once); got "
@@ -259,8 +261,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     if args.version:
-        from torchestimator import __version__
-
         print(f"TensorFlow ModelServer: torchestimator {__version__}")
         return 0
     if not args.model_base_path and not args.model_config_file:
@@ -270,8 +270,6 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         return fail(problem)
     if getattr(args, "device", None):
-        import torch
-
         try:
             device = torch.device(args.device)
         except RuntimeError:
@@ -298,13 +296,10 @@ def run(args: argparse.Namespace) -> int:
                     f"gRPC); got {grpc_port}")
     prometheus_path = None
     if args.monitoring_config_file:
-        from torchestimator.serving._monitoring import read_monitoring_config
-
         try:
             prometheus_path = read_monitoring_config(args.monitoring_config_file)
         except (OSError, ValueError) as error:
             return fail(f"--monitoring_config_file: {error}")
-    from torchestimator.serving._server import serve
 
     timeout = args.rest_api_timeout_in_ms / 1000.0 if args.rest_api_timeout_in_ms > 0 else None
     try:

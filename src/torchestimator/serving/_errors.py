@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 
 class RequestError(Exception):
     """A request the server refuses: answered with `status` and `{"error": message}`.
@@ -26,7 +28,6 @@ def not_found(message: str) -> RequestError:
 
 def shorten(value: object, limit: int = 120) -> str:
     """`repr`-like text of a JSON value for an error message, cut at `limit` characters."""
-    import json
 
     try:
         text = json.dumps(value, allow_nan=True)

@@ -64,7 +64,7 @@ def _fill(feature: Any, name: str, content: Any, where: str) -> None:
 
 def examples_from_json(examples: list, context: Mapping[str, Any] | None) -> np.ndarray:
     """A 1-D object array of serialized tf.train.Examples from JSON example objects."""
-    from torchestimator.train import Example
+    from torchestimator.train import Example  # lazy: heavy (torchestimator.train, 126 ms)
 
     context = context or {}
     if not isinstance(context, dict):

@@ -34,6 +34,8 @@ huge requests never hold up the small ones queued behind them.
 
 from __future__ import annotations
 
+import resource
+
 MIB = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES = 64 * MIB
 DEFAULT_MAX_ROWS = 100_000
@@ -56,8 +58,6 @@ def default_max_connections() -> int:
     the version poller (so that the hard cap, 1.25x it, stays under the limit), at least 8 and
     at most 1024 (716 with the common limit of 1024; 102 with 256)."""
     try:
-        import resource
-
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     except (ImportError, OSError, ValueError):
         return 1024

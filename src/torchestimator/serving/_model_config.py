@@ -34,6 +34,7 @@ import os
 from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, text_format, wrappers_pb2
+from google.protobuf.message_factory import MessageFactory
 
 _FDP = descriptor_pb2.FieldDescriptorProto
 _PACKAGE = "tensorflow.serving"
@@ -148,10 +149,9 @@ def _message_classes() -> dict[str, type]:
     for make in (_storage_path_file, _logging_file, _model_server_config_file, _batching_file):
         pool.Add(make())
     try:
+        # lazy: protobuf < 4.21 has no GetMessageClass (the except below falls back)
         from google.protobuf.message_factory import GetMessageClass
     except ImportError:  # protobuf < 4.22
-        from google.protobuf.message_factory import MessageFactory
-
         GetMessageClass = MessageFactory(pool).GetPrototype  # noqa: N806
     return {name: GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.{name}"))
             for name in ("ModelServerConfig", "BatchingParameters")}

@@ -34,6 +34,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from google.protobuf import text_format
+
 DEFAULT_PATH = "/monitoring/prometheus/metrics"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 REQUEST_COUNT = ":tensorflow:serving:request_count"
@@ -53,9 +55,10 @@ def read_monitoring_config(path: str | os.PathLike) -> str | None:
     """Reads the text-format MonitoringConfig file at `path`; returns the Prometheus path to
     serve, or None when `prometheus_config.enable` is false. Raises ValueError naming the file
     and what is wrong (a parse error, a path not starting with '/'); OSError when unreadable."""
-    from google.protobuf import text_format
 
-    from torchestimator.serving._serving_protos import MonitoringConfig
+    from torchestimator.serving._serving_protos import (  # lazy: heavy (torchestimator.serving._serving_protos, 101 ms)
+        MonitoringConfig,
+    )
 
     with open(path, encoding="utf-8") as f:
         text = f.read()

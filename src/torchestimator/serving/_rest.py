@@ -514,7 +514,9 @@ def _message(error: BaseException) -> str:
 def _serialized_examples(signature: Any, examples: list, context: Any) -> dict[str, np.ndarray]:
     """The signature's one string input as serialized tf.train.Examples built from JSON (for an
     export whose feature spec is not known to the server)."""
-    from torchestimator.serving._examples import examples_from_json
+    from torchestimator.serving._examples import (  # lazy: serving._examples imports this module at load time
+        examples_from_json,
+    )
 
     names = list(signature.inputs)
     if len(names) != 1 or spec_dtype_name(signature.inputs[names[0]]) != "string":

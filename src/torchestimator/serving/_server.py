@@ -11,6 +11,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import torch
+
 from torchestimator.serving._app import RestApp
 from torchestimator.serving._limits import (
     DEFAULT_BODY_TIMEOUT_SECONDS,
@@ -156,13 +158,17 @@ def create_app(model_name: str = "default", model_base_path: str | os.PathLike |
                   batcher=batcher)
     # -- gRPC (--port, serving/_grpc.py) and Prometheus metrics (--monitoring_config_file,
     # serving/_monitoring.py) over the same models; gRPC drains when the app shuts down.
-    from torchestimator.serving import _monitoring
+    from torchestimator.serving import (  # lazy: serving._monitoring imports this module at load time
+        _monitoring,
+    )
 
     models = registry
     metrics = _monitoring.Metrics(models) if prometheus_path else None
     grpc_server = None
     if grpc and grpc.get("port"):
-        from torchestimator.serving._grpc import start_from_settings
+        from torchestimator.serving._grpc import (  # lazy: serving._grpc imports this module at load time
+            start_from_settings,
+        )
 
         grpc_server = start_from_settings(
             grpc, models,
@@ -191,8 +197,12 @@ def _models_and_batcher(model_name: str, model_base_path: str | os.PathLike | No
     """The served models (loaded), what stops watching them, and the batcher (or None)."""
     batcher = None
     if enable_batching:
-        from torchestimator.serving._batching import Batcher
-        from torchestimator.serving._model_config import parse_batching_parameters
+        from torchestimator.serving._batching import (  # lazy: serving._batching imports this module at load time
+            Batcher,
+        )
+        from torchestimator.serving._model_config import (  # lazy: serving._model_config imports this module at load time
+            parse_batching_parameters,
+        )
 
         batcher = Batcher(parse_batching_parameters(batching_parameters_file))
     registry = ModelRegistry()
@@ -281,9 +291,11 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
     See `create_app` for the other arguments and limits (`model_config_file`,
     `enable_batching`, ...).
     """
-    import uvicorn
+    import uvicorn  # lazy: optional extra (uvicorn)
 
-    from torchestimator.serving import _protocol
+    from torchestimator.serving import (  # lazy: serving._protocol imports this module at load time
+        _protocol,
+    )
 
     check_positive("max_header_bytes", max_header_bytes, "--max_header_bytes")
     check_positive("keep_alive_seconds", keep_alive_seconds, "--keep_alive_timeout_seconds")
@@ -342,7 +354,7 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
     previous = {sig: signal.signal(sig, _ignore) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if workers > 1:
-            from uvicorn.supervisors import Multiprocess
+            from uvicorn.supervisors import Multiprocess  # lazy: optional extra (uvicorn)
 
             Multiprocess(config, sockets=[config.bind_socket()]).run()
         else:
@@ -356,7 +368,7 @@ def _check_before_forking(model_name: str, model_base_path: str | os.PathLike | 
                           model_config_file: str | os.PathLike | None, enable_batching: bool,
                           batching_parameters_file: str | os.PathLike | None) -> None:
     """The errors every worker process would meet, raised once in the parent."""
-    from torchestimator.serving._model_config import (
+    from torchestimator.serving._model_config import (  # lazy: serving._model_config imports this module at load time
         parse_batching_parameters,
         parse_model_config,
     )
@@ -386,7 +398,6 @@ _SETTINGS_VARIABLE = "TORCHESTIMATOR_SERVING_SETTINGS"
 def _app_from_settings(settings: dict[str, Any]) -> RestApp:
     settings = dict(settings)
     intra, inter = settings.pop("intra_op_threads", 0), settings.pop("inter_op_threads", 0)
-    import torch
 
     # 0 (the default): one thread per op. The server already runs requests (and batches) side
     # by side on its own threads; torch's per-op thread pool on top of them oversubscribes the

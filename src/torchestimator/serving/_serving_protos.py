@@ -49,7 +49,10 @@ process (which register the same names in the default pool) never clash.
 
 from __future__ import annotations
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory, wrappers_pb2
+from tensorboard.compat.proto import meta_graph_pb2, tensor_pb2
+
+from torchestimator.io import _example_proto
 
 _F = descriptor_pb2.FieldDescriptorProto
 _OPT, _REP = _F.LABEL_OPTIONAL, _F.LABEL_REPEATED
@@ -292,11 +295,6 @@ def _serving_files() -> list[descriptor_pb2.FileDescriptorProto]:
 
 
 def _build() -> tuple[descriptor_pool.DescriptorPool, dict[str, type]]:
-    from google.protobuf import any_pb2, wrappers_pb2
-    from tensorboard.compat.proto import meta_graph_pb2, tensor_pb2
-
-    from torchestimator.io import _example_proto
-
     pool = descriptor_pool.DescriptorPool()
     done: set[str] = set()
     for module in (any_pb2, wrappers_pb2, tensor_pb2, meta_graph_pb2):

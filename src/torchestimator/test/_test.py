@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import pathlib
 import sys
 import tempfile
 import time
@@ -16,12 +17,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator import _dtypes
+from torchestimator._ops.convert import convert_to_tensor
 from torchestimator._refused import refuse
+from torchestimator._sparse_tensor import SparseTensor
+from torchestimator.errors import OpError
 
 
 def _to_numpy(value: Any) -> Any:
     """Tensors, variables, SparseTensors, IndexedSlices and nested structures of them as numpy."""
-    from torchestimator._sparse_tensor import SparseTensor
 
     if isinstance(value, torch.Tensor):
         value = value.detach()
@@ -57,7 +61,6 @@ class TestCase(unittest.TestCase):
 
     def create_tempdir(self, name: str | None = None) -> Any:
         """A new temporary directory (a `pathlib.Path` with `full_path`, as absltest's)."""
-        import pathlib
 
         path = pathlib.Path(tempfile.mkdtemp(prefix=name or "tmp", dir=self.get_temp_dir()))
         path.full_path = str(path)  # type: ignore[attr-defined]
@@ -65,7 +68,6 @@ class TestCase(unittest.TestCase):
 
     def create_tempfile(self, file_path: str | None = None, content: str | bytes | None = None) -> Any:
         """A new temporary file holding `content` (a `pathlib.Path` with `full_path`)."""
-        import pathlib
 
         path = pathlib.Path(self.get_temp_dir()) / (file_path or f"tmp{time.time_ns()}")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,7 +214,6 @@ class TestCase(unittest.TestCase):
 
     def assertDTypeEqual(self, target: Any, expected_dtype: Any) -> None:
         """Asserts `target` (a tensor, array or list of them) has dtype `expected_dtype`."""
-        from torchestimator import _dtypes
 
         want = _dtypes.as_dtype(expected_dtype)
         targets = target if isinstance(target, (list, tuple)) else [target]
@@ -262,7 +263,6 @@ class TestCase(unittest.TestCase):
 
     def assertRaisesOpError(self, expected_err_re_or_predicate: Any) -> Any:
         """A context manager asserting a `tf.errors.OpError` whose message matches."""
-        from torchestimator.errors import OpError
 
         return self.assertRaisesRegex(OpError, expected_err_re_or_predicate)
 
@@ -337,7 +337,6 @@ def compute_gradient(f: Callable[..., Any], x: Any, delta: float | None = None) 
     `tf.test.compute_gradient(f, x, delta=None)`): returns `(theoretical, numerical)`, each a
     list with one 2-D numpy array per element of `x`, of shape
     `[x_i.size, y.size]` (central differences with step `delta`, TF's default 1e-3 in float32)."""
-    from torchestimator._ops.convert import convert_to_tensor
 
     xs = [convert_to_tensor(v) for v in x]
     xs = [v.detach().clone().to(torch.float64 if v.dtype == torch.float64 else v.dtype) for v in xs]
@@ -410,7 +409,9 @@ class Benchmark:
 def benchmark_config() -> Any:
     """TF's benchmark session config (a ConfigProto with graph optimizations off): a ConfigProto
     here, accepted and unused."""
-    from torchestimator.compat.v1 import ConfigProto
+    from torchestimator.compat.v1 import (  # lazy: heavy (torchestimator.compat.v1._legacy_ops, 127 ms)
+        ConfigProto,
+    )
 
     return ConfigProto()
 

@@ -5,6 +5,7 @@ callable, so the function types are abstract classes that any callable satisfies
 from __future__ import annotations
 
 import abc
+import inspect
 import types as _types
 import typing
 from typing import Any
@@ -32,7 +33,6 @@ class Callable(metaclass=_CallableMeta):
     @property
     def function_type(self) -> Any:
         """The function's signature."""
-        import inspect
 
         return inspect.signature(self)  # type: ignore[arg-type]
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from torchestimator import errors
 from torchestimator._engine import storage
 from torchestimator._engine.dir_lock import hold_again_if_recreated
 from torchestimator._engine.state_io import (
@@ -348,7 +349,6 @@ def _delete_checkpoint(prefix: str) -> None:
 
 def _unwritable(directory: str, error: OSError) -> OSError:
     """`error` re-raised as TF's error type (a subclass of the same OSError), naming `directory`."""
-    from torchestimator import errors
 
     reason = error.strerror or str(error)
     message = f"Cannot write a checkpoint into {directory!r}: {reason}."

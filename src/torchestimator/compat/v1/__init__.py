@@ -76,14 +76,22 @@ def _resolve(name: str) -> Any:
         raise AttributeError(name)
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a sub-module (optimizers, ...)
         return importlib.import_module(f"{__name__}.{name}")
-    from torchestimator.compat.v1 import _legacy_ops, _protos, _refusals, _renames
-    from torchestimator.compat.v1._sparse_ops import SPARSE_NAMES
+    from torchestimator.compat.v1 import (  # lazy: compat.v1._legacy_ops imports this module at load time
+        _legacy_ops,
+        _protos,
+        _refusals,
+        _renames,
+    )
+    from torchestimator.compat.v1._sparse_ops import (  # lazy: compat.v1._sparse_ops imports this module at load time
+        SPARSE_NAMES,
+    )
 
     if name in SPARSE_NAMES:  # TF1's sparse_* names with TF1's argument names
         return SPARSE_NAMES[name]
     value = getattr(_legacy_ops, name, None)
     if value is not None and callable(value) and getattr(value, "__module__", "") == _legacy_ops.__name__:
         return value
+    # lazy: a module-level import would add a public name to tf.compat.v1's namespace
     import torchestimator
 
     if name in _legacy_ops.RENAMED:

@@ -15,9 +15,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 import torchestimator as tf
+from torchestimator._ops import random_ops
 
 
 def _deprecated(new: Any, old: Any, new_name: str, old_name: str) -> Any:
@@ -133,8 +135,6 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
              verify_shape: bool = False) -> Any:
     """TF1's `constant`; with `verify_shape`, `value` must already have `shape`."""
     if verify_shape and shape is not None:
-        import numpy as np
-
         actual = tuple(np.shape(value))
         if actual != tuple(shape):
             raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {actual}.")
@@ -314,7 +314,6 @@ def get_seed(op_seed: Any) -> tuple[Any, Any]:
     """The `(graph-level seed, op seed)` pair a random op would use (TF's `get_seed`): with a
     global seed, it and `op_seed` (a fresh number per call when None); without one, TF's default
     graph seed and `op_seed`, or `(None, None)` when `op_seed` is None too."""
-    from torchestimator._ops import random_ops
 
     global_seed = random_ops._global_seed
     if global_seed is not None:
@@ -429,7 +428,6 @@ def assert_variables_initialized(var_list: Any = None) -> Any:
 
 def report_uninitialized_variables(var_list: Any = None, name: str = "report_uninitialized_variables") -> Any:
     """The names of uninitialized variables: none, an empty string tensor."""
-    import numpy as np
 
     return np.empty((0,), dtype=object)
 

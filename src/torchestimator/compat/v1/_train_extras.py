@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tensorboard.compat.proto import event_pb2
+
+from torchestimator._engine import storage
+from torchestimator._engine.checkpoint._format import _delete_checkpoint
 from torchestimator.io._tfrecord import tf_record_iterator
 
 
 def summary_iterator(path: str) -> Iterator[Any]:
     """Yields the `Event` protocol buffers of the TensorBoard event file `path`, in order
     (tensorboard's `event_pb2.Event`: `wall_time`, `step`, `summary.value`, ...)."""
-    from tensorboard.compat.proto import event_pb2
 
     for record in tf_record_iterator(path):
         yield event_pb2.Event.FromString(record)
@@ -34,16 +38,13 @@ def replica_device_setter(ps_tasks: int = 0, ps_device: str = "/job:ps",
 def remove_checkpoint(checkpoint_prefix: str, checkpoint_format_version: Any = None,
                       meta_graph_suffix: str = "meta") -> None:
     """Removes the files of checkpoint `checkpoint_prefix` (its `.safetensors` and `.json`)."""
-    from torchestimator._engine.checkpoint._format import _delete_checkpoint
 
     _delete_checkpoint(checkpoint_prefix)
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes: list[str]) -> list[float]:
     """The modification times of the checkpoints `checkpoint_prefixes` (those that exist)."""
-    import os
 
-    from torchestimator._engine import storage
 
     out = []
     for prefix in checkpoint_prefixes:

@@ -4,11 +4,17 @@ mixed-precision names, and the refused `ServerDef` and `sdca_*` kernels."""
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import torch
 
+from torchestimator._engine import checkpoint as ckpt
+from torchestimator._ops.convert import convert_to_tensor
 from torchestimator._refused import refuse
+from torchestimator._variable import Variable
+from torchestimator.compat.v1 import _train_mixed_precision as mp
+from torchestimator.compat.v1._variable_scope import _store
 from torchestimator.compat.v1.optimizers._base import (
     GATE_GRAPH,
     GATE_NONE,
@@ -116,7 +122,9 @@ class _StepReader:
     def __float__(self) -> float:
         source = self._source
         if source is None:
-            from torchestimator.compat.v1._train_global_step import get_global_step
+            from torchestimator.compat.v1._train_global_step import (  # lazy: heavy (torchestimator.compat.v1._train_global_step, 77 ms)
+                get_global_step,
+            )
 
             source = get_global_step()
             if source is None:
@@ -194,8 +202,6 @@ class Optimizer(V1Optimizer, _KerasOptimizer, metaclass=V1OptimizerMeta):
 
     def _get_or_make_slot(self, var: Any, val: Any, slot_name: str, op_name: str) -> Any:
         """The slot `slot_name` of `var`, created holding `val` when missing."""
-        from torchestimator._ops.convert import convert_to_tensor
-        from torchestimator._variable import Variable
 
         slots = self._slot_dict(slot_name)
         if id(var) not in slots:
@@ -227,7 +233,6 @@ class Optimizer(V1Optimizer, _KerasOptimizer, metaclass=V1OptimizerMeta):
 
     def _create_non_slot_variable(self, initial_value: Any, name: str, colocate_with: Any = None) -> Any:
         """A variable of the optimizer itself (e.g. Adam's beta powers), made once."""
-        from torchestimator._variable import Variable
 
         if name not in self._non_slot_dict:
             value = torch.as_tensor(initial_value() if callable(initial_value) else initial_value)
@@ -258,7 +263,6 @@ class Optimizer(V1Optimizer, _KerasOptimizer, metaclass=V1OptimizerMeta):
 # --------------------------------------------------------------------------------------------
 def _store_variables() -> dict[str, torch.Tensor]:
     """The TF1 variable store's variables by TF name (no ':0')."""
-    from torchestimator.compat.v1._variable_scope import _store
 
     return {name.split(":")[0]: var for name, var in _store().variables()}
 
@@ -281,7 +285,9 @@ def warm_start(ckpt_to_initialize_from: str, vars_to_warm_start: Any = ".*", var
     loaded from `ckpt_to_initialize_from` (a checkpoint or its folder), remapping vocabularies
     (`var_name_to_vocab_info`) and names (`var_name_to_prev_var_name`). Returns the names
     warm-started."""
-    from torchestimator.estimator import warm_starting
+    from torchestimator.estimator import (  # lazy: heavy (torchestimator.estimator, 274 ms)
+        warm_starting,
+    )
 
     settings = warm_starting.WarmStartSettings(
         ckpt_to_initialize_from, vars_to_warm_start=vars_to_warm_start,
@@ -295,8 +301,9 @@ def init_from_checkpoint(ckpt_dir_or_file: str, assignment_map: dict) -> None:
     TF2's eager version. `assignment_map` maps a checkpoint name to a variable (object or name)
     or a checkpoint scope `'old/'` to a scope `'new/'` (`'/'`: the root); errors as TF's for a
     missing tensor, a shape mismatch or a scope mapped to a name."""
-    from torchestimator._engine import checkpoint as ckpt
-    from torchestimator.estimator.warm_starting import _checkpoint_path
+    from torchestimator.estimator.warm_starting import (  # lazy: heavy (torchestimator.estimator.warm_starting, 280 ms)
+        _checkpoint_path,
+    )
 
     path = _checkpoint_path(ckpt_dir_or_file)
     tensors, _ = ckpt.load_checkpoint(path)
@@ -343,9 +350,7 @@ def init_from_checkpoint(ckpt_dir_or_file: str, assignment_map: dict) -> None:
 
 def _experimental() -> Any:
     """`tf.compat.v1.train.experimental` (loss scaling and the mixed-precision switches)."""
-    import types
 
-    from torchestimator.compat.v1 import _train_mixed_precision as mp
 
     module = types.ModuleType("torchestimator.compat.v1.train.experimental", mp.__doc__)
     for name in mp.__all__:

@@ -8,11 +8,14 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine.model_fn_context import current_context
 from torchestimator.train import _global_step as _tf2
 
 
 def _stored() -> Any:
-    from torchestimator.compat.v1._variable_scope import _store
+    from torchestimator.compat.v1._variable_scope import (  # lazy: heavy (torchestimator.compat.v1._variable_scope, 206 ms)
+        _store,
+    )
 
     for name, var in _store().variables():
         if name.split(":")[0] == "global_step":
@@ -35,7 +38,9 @@ def create_global_step(graph: Any = None) -> Any:
     """
     if get_global_step() is not None:
         raise ValueError('"global_step" already exists.')
-    from torchestimator.compat.v1._variable_scope import get_variable
+    from torchestimator.compat.v1._variable_scope import (  # lazy: heavy (torchestimator.compat.v1._variable_scope, 205 ms)
+        get_variable,
+    )
 
     return get_variable("global_step", shape=[], dtype=torch.int64,
                         initializer=lambda *a, **k: torch.zeros((), dtype=torch.int64),
@@ -45,7 +50,6 @@ def create_global_step(graph: Any = None) -> Any:
 def get_or_create_global_step(graph: Any = None) -> Any:
     """Returns the global step variable, creating it first if there is none (inside a
     `model_fn`: the Estimator's)."""
-    from torchestimator._engine.model_fn_context import current_context
 
     if current_context() is not None:
         return _tf2.get_or_create_global_step()

@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 import abc
+import types
 import warnings
 from typing import Any
 
 import torch
 
-from torchestimator.compat.v1.optimizers._base import GATE_OP
+from torchestimator._ops import nest
+from torchestimator._ops.control_ops._context import NoOp
+from torchestimator.compat.v1.optimizers._base import GATE_OP, V1Optimizer
 
 
 class LossScale(abc.ABC):
@@ -94,7 +97,6 @@ class DynamicLossScale(LossScale):
 
     def update(self, grads: Any) -> tuple[None, bool]:
         """Updates the scale from whether every gradient is finite; returns (None, finite)."""
-        from torchestimator._ops import nest
 
         finite = _all_finite(nest.flatten(grads))
         if finite:
@@ -132,8 +134,6 @@ class MixedPrecisionLossScaleOptimizer:
     finite (the global step advances only then, as TF's)."""
 
     def __init__(self, opt: Any, loss_scale: Any):
-        from torchestimator.compat.v1.optimizers._base import V1Optimizer
-
         if not isinstance(opt, V1Optimizer):
             raise ValueError('"opt" must be an instance of a tf.compat.v1.train.Optimizer, but got: '
                              f"{type(opt)}")
@@ -166,8 +166,6 @@ class MixedPrecisionLossScaleOptimizer:
         pairs = list(grads_and_vars)
         _, should_apply = self._loss_scale.update([g for g, _ in pairs])
         if not should_apply:
-            from torchestimator._ops.control_ops._context import NoOp
-
             return NoOp()
         return self._optimizer.apply_gradients(pairs, global_step=global_step, name=name)
 
@@ -235,7 +233,6 @@ __all__ = ["DynamicLossScale", "FixedLossScale", "LossScale", "MixedPrecisionLos
 
 def _mixed_precision_module() -> Any:
     """`tf.compat.v1.mixed_precision`: the same loss scaling, under TF1's mixed-precision name."""
-    import types
 
     module = types.ModuleType("torchestimator.compat.v1.mixed_precision",
                               "TF1's mixed precision: loss scaling and the graph-rewrite switches.")

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from torchestimator import summary
 from torchestimator._engine.checkpoint import latest_checkpoint
 from torchestimator.compat.v1 import _train_global_step as _gs
 from torchestimator.compat.v1._train_saver import Saver
@@ -95,7 +96,6 @@ class _EagerSession:
 
     def summary_writer(self, logdir: str | None = None) -> Any:
         """TensorBoard writer of `logdir` (default: the checkpoint dir)."""
-        from torchestimator import summary
 
         return summary.create_file_writer(logdir or self.model_dir)
 

@@ -24,7 +24,9 @@ def named_variables(var_list: Any) -> dict[str, Any]:
     """`var_list` (a dict name -> variable, a list of variables, or None: the TF1 global
     variables of `tf.compat.v1.get_variable` / layers) as a `{name: variable}` dict."""
     if var_list is None:
-        from torchestimator.compat.v1._variable_scope import _store
+        from torchestimator.compat.v1._variable_scope import (  # lazy: heavy (torchestimator.compat.v1._variable_scope, 259 ms)
+            _store,
+        )
 
         return {name.split(":")[0]: v for name, v in _store().variables()}
     if isinstance(var_list, dict):

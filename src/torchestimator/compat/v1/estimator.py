@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torchestimator.estimator as v2
 from torchestimator.compat.v1._canned_optimizers import TF1
 from torchestimator.estimator import inputs  # noqa: F401  (tf.compat.v1.estimator.inputs)
+from torchestimator.estimator._tpu_refusal import tpu
 from torchestimator.estimator.canned import (
     baseline,
     boosted_trees,
@@ -238,11 +240,8 @@ BoostedTreesEstimator = boosted_trees.BoostedTreesEstimator
 
 def __getattr__(name: str) -> Any:
     """Every other name is `tf.estimator`'s (Estimator, EstimatorSpec, ModeKeys, RunConfig, ...)."""
-    import torchestimator.estimator as v2
 
     if name == "tpu":  # TF1's TPUEstimator API: refused by name (docs/refusals.md)
-        from torchestimator.estimator._tpu_refusal import tpu
-
         return tpu
 
     try:

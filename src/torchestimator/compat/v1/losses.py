@@ -162,7 +162,9 @@ def get_regularization_losses(scope: str | None = None) -> list[torch.Tensor]:
     """The regularization losses of the variables `get_variable` and `tf.compat.v1.layers` made
     with a regularizer (TF1's `REGULARIZATION_LOSSES` collection), optionally filtered by `scope`
     (a regular expression matched against the variable name)."""
-    from torchestimator.compat.v1._variable_scope import regularization_losses
+    from torchestimator.compat.v1._variable_scope import (  # lazy: heavy (torchestimator.compat.v1._variable_scope, 356 ms)
+        regularization_losses,
+    )
 
     return regularization_losses(scope)
 

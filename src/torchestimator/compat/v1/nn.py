@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 import torchestimator as tf
+from torchestimator._ops import ctc_ops
 from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401 (TF1's spellings, issue 32)
     conv2d_backprop_filter,
     conv3d_backprop_filter,
@@ -372,7 +373,6 @@ def ctc_loss(labels: Any, inputs: Any = None, sequence_length: Any = None, prepr
     """TF 1's CTC loss: `labels` a `SparseTensor` of int32 ids, `inputs` (or `logits`) the
     unnormalized logits [max_time, batch, classes] (batch-major with `time_major=False`), the
     last class the blank. Returns the negative log probabilities [batch]."""
-    from torchestimator._ops import ctc_ops
 
     inputs = _deprecated(inputs, logits, "inputs", "logits")
     if not isinstance(labels, tf.SparseTensor):
@@ -404,7 +404,6 @@ def ctc_beam_search_decoder(inputs: Any, sequence_length: Any, beam_width: int =
                             merge_repeated: bool = True) -> Any:
     """TF 1's beam search decoder: as `tf.nn.ctc_beam_search_decoder`, with consecutive repeated
     labels of each path merged when `merge_repeated` (TF 1's default)."""
-    from torchestimator._ops import ctc_ops
 
     decoded, log_probs = ctc_ops.ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths)
     if not merge_repeated:

@@ -9,7 +9,11 @@ and `merge([...])` stand for those summaries as a hook's `summary_op`. `FileWrit
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+import numpy as np
+import torch
 
 from torchestimator.compat.v1._protos import proto
 from torchestimator.summary._summary import Recorded, _record
@@ -39,7 +43,6 @@ def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3, collec
           family: Any = None) -> Any:
     """Records audio clips (`[k, t, c]` or `[k, t]`, floats in [-1, 1]) as summary `name` of
     this model_fn step; returns them."""
-    import torch
 
     clips = torch.as_tensor(tensor)
     if clips.dim() == 2:
@@ -50,7 +53,6 @@ def audio(name: str, tensor: Any, sample_rate: Any, max_outputs: int = 3, collec
 
 def text(name: str, tensor: Any, collections: Any = None) -> Any:
     """Records a string as the text summary `name` of this model_fn step; returns it."""
-    import numpy as np
 
     value = np.asarray(tensor, dtype=object).reshape(-1)
     data = value[0] if value.size == 1 else "\n".join(str(v) for v in value)
@@ -64,7 +66,6 @@ def tensor_summary(name: str, tensor: Any, summary_description: Any = None, coll
                    summary_metadata: Any = None, family: Any = None, display_name: Any = None) -> Any:
     """Records `tensor` as summary `name` of this model_fn step (a scalar as a scalar, any other
     tensor as a histogram); returns it."""
-    import numpy as np
 
     if np.asarray(tensor.detach().cpu() if hasattr(tensor, "detach") else tensor).size == 1:
         _record(name, tensor)
@@ -119,7 +120,9 @@ class FileWriter:
 
     def __init__(self, logdir: str, graph: Any = None, max_queue: int = 10, flush_secs: float = 120,
                  filename_suffix: str | None = None, session: Any = None, graph_def: Any = None):
-        from torchestimator._engine.summary import SummaryWriter
+        from torchestimator._engine.summary import (  # lazy: heavy (torchestimator._engine.summary, 205 ms)
+            SummaryWriter,
+        )
 
         self._logdir = str(logdir)
         self._writer = SummaryWriter(self._logdir, max_queue=max_queue, flush_secs=flush_secs,
@@ -143,14 +146,12 @@ class FileWriter:
 
     def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
         """Adds a `SessionLog` protocol buffer at `global_step`."""
-        import time
 
         self.add_event(proto("Event")(wall_time=time.time(), step=int(global_step or 0),
                                       session_log=session_log))
 
     def add_graph(self, graph: Any, global_step: Any = None, graph_def: Any = None) -> None:
         """Adds a `GraphDef` to the event file (there is no `tf.Graph`: functions run eagerly)."""
-        import time
 
         graph = graph if graph is not None else graph_def
         if not isinstance(graph, proto("GraphDef")):
@@ -163,7 +164,6 @@ class FileWriter:
 
     def add_run_metadata(self, run_metadata: Any, tag: str, global_step: Any = None) -> None:
         """Adds a `RunMetadata` under `tag` (as a `TaggedRunMetadata` event)."""
-        import time
 
         tagged = proto("TaggedRunMetadata")(tag=tag, run_metadata=run_metadata.SerializeToString())
         self.add_event(proto("Event")(wall_time=time.time(), step=int(global_step or 0),
@@ -179,7 +179,9 @@ class FileWriter:
 
     def reopen(self) -> None:
         """Reopens a closed writer: a new event file in the same directory."""
-        from torchestimator._engine.summary import SummaryWriter
+        from torchestimator._engine.summary import (  # lazy: heavy (torchestimator._engine.summary, 205 ms)
+            SummaryWriter,
+        )
 
         if self._writer.closed:
             self._writer = SummaryWriter(self._logdir)

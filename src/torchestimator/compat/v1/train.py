@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import torchestimator.train as train
+from torchestimator._engine.checkpoint import checkpoint_exists
+from torchestimator._tf_formats.checkpoint_reader import load_checkpoint
+from torchestimator.compat.v1 import _train_extras, _train_extras2
 from torchestimator.compat.v1._checkpoint_state import (  # noqa: F401
     generate_checkpoint_state_proto,
     get_checkpoint_state,
@@ -30,6 +34,7 @@ from torchestimator.compat.v1._learning_rate_decay import (  # noqa: F401
     piecewise_constant_decay,
     polynomial_decay,
 )
+from torchestimator.compat.v1._train_extras import summary_iterator
 from torchestimator.compat.v1._train_global_step import (  # noqa: F401
     assert_global_step,
     create_global_step,
@@ -46,6 +51,7 @@ from torchestimator.compat.v1._train_monitored import (  # noqa: F401
     WorkerSessionCreator,
     basic_train_loop,
 )
+from torchestimator.compat.v1._train_protos import train_proto
 from torchestimator.compat.v1._train_refusals import refused_train_name
 from torchestimator.compat.v1._train_saver import Saver  # noqa: F401
 from torchestimator.compat.v1.optimizers import (  # noqa: F401
@@ -60,6 +66,9 @@ from torchestimator.compat.v1.optimizers import (  # noqa: F401
     RMSPropOptimizer,
 )
 from torchestimator.compat.v1.optimizers._base import GATE_GRAPH, GATE_NONE, GATE_OP  # noqa: F401
+from torchestimator.estimator import hooks
+from torchestimator.estimator.warm_starting import VocabInfo
+from torchestimator.train._scaffold import Scaffold
 
 _HOOKS = (
     "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook",
@@ -82,45 +91,25 @@ def __getattr__(name: str) -> Any:
     """`tf.compat.v1.train.<Hook>` (the session-run hooks, shared with `tf.estimator`),
     `Scaffold`, and `tf.train`'s checkpoint names, loaded on first use."""
     if name in _HOOKS:
-        from torchestimator.estimator import hooks
-
         return getattr(hooks, name)
     if name == "Scaffold":
-        from torchestimator.train._scaffold import Scaffold
-
         return Scaffold
     if name == "checkpoint_exists":  # TF1 only: not in tf.train
-        from torchestimator._engine.checkpoint import checkpoint_exists
-
         return checkpoint_exists
     if name in _FROM_TF_TRAIN:
-        import torchestimator.train as train
-
         return getattr(train, name)
     if name in ("ClusterDef", "JobDef", "SaverDef"):
-        from torchestimator.compat.v1._train_protos import train_proto
-
         return train_proto(name)
     if name == "NewCheckpointReader":
-        from torchestimator._tf_formats.checkpoint_reader import load_checkpoint
-
         return load_checkpoint
     if name == "summary_iterator":
-        from torchestimator.compat.v1._train_extras import summary_iterator
-
         return summary_iterator
     if name in ("replica_device_setter", "remove_checkpoint", "get_checkpoint_mtimes"):
-        from torchestimator.compat.v1 import _train_extras
-
         return getattr(_train_extras, name)
     if name in ("AdagradDAOptimizer", "Optimizer", "ServerDef", "experimental", "init_from_checkpoint", "sdca_fprint",
                 "sdca_optimizer", "sdca_shrink_l1", "warm_start"):
-        from torchestimator.compat.v1 import _train_extras2
-
         return getattr(_train_extras2, name)
     if name == "VocabInfo":
-        from torchestimator.estimator.warm_starting import VocabInfo
-
         return VocabInfo
     refused = refused_train_name(name)
     if refused is not None:

@@ -58,7 +58,9 @@ def __getattr__(name: str) -> Any:
     in `tf.compat.v1` and is only re-exported here, on first use; the canned modules themselves
     depend on nothing above them (TF1's defaults are passed in: `OptimizerDefaults`)."""
     if name == "get_optimizer_instance":
-        from torchestimator.compat.v1._canned_optimizers import get_optimizer_instance
+        from torchestimator.compat.v1._canned_optimizers import (  # lazy: compat.v1._canned_optimizers imports this module at load time
+            get_optimizer_instance,
+        )
 
         return get_optimizer_instance
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,7 @@ _FOLDER = "boosted_trees"
 def import_lightgbm() -> Any:
     """Returns the `lightgbm` module, or raises ImportError saying how to install it."""
     try:
-        import lightgbm
+        import lightgbm  # lazy: optional extra (lightgbm)
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError(
             "BoostedTreesClassifier/BoostedTreesRegressor need LightGBM. Install it with "

@@ -8,6 +8,7 @@ from typing import Any
 
 from torchestimator.feature_column import CategoricalColumn, DenseColumn, FeatureColumn
 from torchestimator.feature_column._base import SequenceDenseColumn, is_sequence_categorical
+from torchestimator.keras import activations
 
 
 def validate_features(features: Any) -> None:
@@ -128,7 +129,6 @@ def label_dimension(value: Any, owner: str) -> int:
 
 def activation(fn: Any, argument: str, owner: str) -> Any:
     """Resolves an activation: a callable, or a Keras activation name; None means relu."""
-    from torchestimator.keras import activations
 
     if fn is None:
         return activations.relu

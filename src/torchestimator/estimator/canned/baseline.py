@@ -14,6 +14,7 @@ from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.summary._summary import _record
 
 # The default learning rate of 0.3 is a historical artifact of the initial
 # implementation, but seems a reasonable choice.
@@ -56,8 +57,6 @@ def baseline_model_fn(features: Any, labels: Any, mode: str, head: Head, optimiz
     layer = BaselineBias(head.logits_dimension, name="baseline")
     logits = layer(torch.zeros((batch, 1), device=device))
     if head.logits_dimension == 1:
-        from torchestimator.summary._summary import _record
-
         _record("bias", layer.bias[0])
     train_optimizer = None
     if mode == ModeKeys.TRAIN:

@@ -23,6 +23,7 @@ from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.keras import activations, layers
 from torchestimator.summary._summary import _record
 
 
@@ -36,7 +37,6 @@ def dnn_logits(features: Any, mode: str, units: int, hidden_units: tuple, featur
                activation_fn: Any, dropout: float | None, batch_norm: bool,
                scope: str = "dnn") -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Builds (once per Estimator) and runs the DNN; returns `(logits, trainable variables)`."""
-    from torchestimator.keras import layers
 
     training = mode == ModeKeys.TRAIN
     input_layer = layers.DenseFeatures(feature_columns=feature_columns,
@@ -98,8 +98,6 @@ def _dnn_args(owner: str, hidden_units: Any, feature_columns: Any, activation_fn
 
 
 def _relu() -> Any:
-    from torchestimator.keras import activations
-
     return activations.relu
 
 

@@ -20,6 +20,8 @@ from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.feature_column import LinearModel
+from torchestimator.summary._summary import _record
 
 # The default learning rate of 0.2 is a historical artifact of the initial
 # implementation, but seems a reasonable choice.
@@ -47,9 +49,9 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
                   name: str = "linear/linear_model") -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Builds (once per Estimator) and runs the `LinearModel`; returns `(logits, its variables)`
     and records the `bias` and `fraction_of_zero_weights` summaries."""
-    from torchestimator.estimator._session import LazySummary
-    from torchestimator.feature_column import LinearModel
-    from torchestimator.summary._summary import _record
+    from torchestimator.estimator._session import (  # lazy: estimator._session imports this module at load time
+        LazySummary,
+    )
 
     model = LinearModel(feature_columns=feature_columns, units=units, sparse_combiner=sparse_combiner,
                         name=name)
@@ -125,7 +127,10 @@ class LinearEstimator(Estimator):
         feature_columns = _validation.linear_columns(feature_columns, "feature_columns", owner)
         sparse_combiner = check_sparse_combiner(sparse_combiner, "sparse_combiner", owner)
         defaults = self._optimizers
-        from torchestimator.estimator._linear_sdca import LinearSDCA, sdca_model_fn
+        from torchestimator.estimator._linear_sdca import (  # lazy: estimator._linear_sdca imports this module at load time
+            LinearSDCA,
+            sdca_model_fn,
+        )
 
         if not isinstance(optimizer, LinearSDCA):
             optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)

@@ -25,6 +25,8 @@ from typing import Any
 from torchestimator._engine.object_scope import current_scope
 from torchestimator.keras.optimizers import Optimizer
 from torchestimator.keras.optimizers import legacy as _legacy
+from torchestimator.keras.optimizers._serialization import NEW_CLASSES
+from torchestimator.keras.optimizers.legacy.optimizers import LEGACY_CLASSES
 
 logger = logging.getLogger("torchestimator")
 
@@ -48,8 +50,6 @@ def _unsupported(opt: str, names: dict) -> ValueError:
 
 def _to_legacy(opt: Optimizer) -> Optimizer:
     """A new-style built-in Keras optimizer as its legacy twin (TF converts them too)."""
-    from torchestimator.keras.optimizers._serialization import NEW_CLASSES
-    from torchestimator.keras.optimizers.legacy.optimizers import LEGACY_CLASSES
 
     if isinstance(opt, _legacy.Optimizer) and type(opt) in set(NEW_CLASSES.values()):
         twin = LEGACY_CLASSES.get(type(opt).__name__.lower())

@@ -25,6 +25,9 @@ from torchestimator.estimator.head import binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.head.sequential_head import SequentialHeadWrapper
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.feature_column.dense_features import DenseFeatures
+from torchestimator.feature_column.sequence_features import SequenceFeatures
+from torchestimator.keras import layers
 
 _DEFAULT_LEARNING_RATE = 0.05
 _DEFAULT_CLIP_NORM = 5.0
@@ -35,8 +38,6 @@ USE_DEFAULT = object()
 
 
 def _layers() -> Any:
-    from torchestimator.keras import layers
-
     return layers
 
 
@@ -146,9 +147,6 @@ def rnn_logits(features: Any, mode: str, units: int, rnn_layer_fn: Any, sequence
                context_feature_columns: tuple, return_sequences: bool) -> tuple[torch.Tensor, torch.Tensor, list]:
     """Builds (once per Estimator) and runs the RNN model; returns `(logits, sequence mask,
     trainable variables)`."""
-    from torchestimator.feature_column.dense_features import DenseFeatures
-    from torchestimator.feature_column.sequence_features import SequenceFeatures
-    from torchestimator.keras import layers
 
     training = mode == ModeKeys.TRAIN
     sequence_layer = SequenceFeatures(sequence_feature_columns, name="sequence_features")

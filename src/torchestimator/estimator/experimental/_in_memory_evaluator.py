@@ -43,7 +43,9 @@ class InMemoryEvaluatorHook(SessionRunHook):
 
     def __init__(self, estimator: Any, input_fn: Callable, steps: int | None = None,
                  hooks: list | None = None, name: str | None = None, every_n_iter: int = 100):
-        from torchestimator.estimator.estimator import Estimator
+        from torchestimator.estimator.estimator import (  # lazy: estimator.estimator imports this module at load time
+            Estimator,
+        )
 
         if not isinstance(estimator, Estimator):
             raise TypeError(f"`estimator` must be a tf.estimator.Estimator; received {estimator!r}.")
@@ -119,7 +121,9 @@ class InMemoryEvaluatorHook(SessionRunHook):
             if error is not None:
                 raise error
             return
-        from torchestimator.distribute._collectives import all_agree
+        from torchestimator.distribute._collectives import (  # lazy: upward dependency (estimator → distribute), loaded when used
+            all_agree,
+        )
 
         if not all_agree(error is None):
             if error is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.estimator.export._receivers import receiver_spec
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.saved_model import _builder
 
@@ -25,7 +26,6 @@ def export_saved_model(
 ) -> bytes:
     """See `Estimator.export_saved_model`."""
     del as_text  # the export's description is always JSON text
-    from torchestimator.estimator.export._receivers import receiver_spec
 
     if not serving_input_receiver_fn:
         raise ValueError("An input_receiver_fn must be defined.")

@@ -10,6 +10,7 @@ loaded model needs no receiver function.
 from __future__ import annotations
 
 import collections
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -107,8 +108,6 @@ def receiver_spec(receiver: Any) -> ReceiverSpec:
             f"TensorServingInputReceiver; it returned {type(receiver).__name__}."
         )
     if receiver.receiver_tensors_alternatives:
-        import logging
-
         logging.getLogger("torchestimator").warning(
             "receiver_tensors_alternatives are not exported (alternatives %s): export them as "
             "separate models.", sorted(receiver.receiver_tensors_alternatives))

@@ -25,10 +25,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.train_op import TrainOp, group
 from torchestimator.estimator._lazy_predictions import LazyPredictions
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.head.keys import MetricKeys
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
+from torchestimator.feature_column import NumericColumn
+from torchestimator.keras.metrics import Mean
+from torchestimator.keras.optimizers import Optimizer
+from torchestimator.summary._summary import _record
 
 LossParts = namedtuple("LossParts", ["labels", "unweighted_loss", "weights"])
 """What one batch's loss is made of: processed labels, the per-example loss, the weights."""
@@ -174,7 +179,6 @@ def get_weights_and_check_match_logits(features: Any, weight_column: Any, logits
     [D0, ... DN, 1] (or [..., logits_dimension] when allowed)."""
     if weight_column is None:
         return 1.0
-    from torchestimator.feature_column import NumericColumn
 
     if isinstance(weight_column, str):
         key, normalizer_fn = weight_column, None
@@ -228,7 +232,6 @@ def broadcast_weights(weights: Any, values: torch.Tensor) -> Any:
 
 def validate_v2_optimizer(optimizer: Any) -> None:
     """Raises ValueError unless `optimizer` is a `tf.keras.optimizers.Optimizer`."""
-    from torchestimator.keras.optimizers import Optimizer
 
     if not isinstance(optimizer, Optimizer):
         raise ValueError(
@@ -267,8 +270,6 @@ def create_estimator_spec_train_op(head_name: str | None, optimizer: Any = None,
     else:
         raise ValueError("train_op_fn and optimizer cannot both be None.")
     if update_ops:
-        from torchestimator._engine.train_op import TrainOp, group
-
         extra = [op for op in update_ops if isinstance(op, TrainOp)]
         if extra and isinstance(train_op, TrainOp):
             train_op = group(train_op, *extra)
@@ -279,7 +280,6 @@ def create_estimator_spec_summary(regularized_training_loss: torch.Tensor,
                                   regularization_losses: Any = None,
                                   summary_key_fn: Any = None) -> None:
     """Records the `loss` (and `regularization_loss`) scalar summaries of a TRAIN step."""
-    from torchestimator.summary._summary import _record
 
     key = summary_key_fn(MetricKeys.LOSS) if summary_key_fn else MetricKeys.LOSS
     _record(key, regularized_training_loss)
@@ -376,8 +376,6 @@ class Head:
             eval_metrics[key].update_state(values=add_n(regularization_losses))
 
     def _mean_metric(self, key: str) -> Any:
-        from torchestimator.keras.metrics import Mean
-
         return Mean(name=key)
 
     def _regularization_metric(self, eval_metrics: dict, regularization_losses: Any) -> None:

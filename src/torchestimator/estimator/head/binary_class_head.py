@@ -17,6 +17,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.keras import metrics as km
 from torchestimator.saved_model._export_output import (
     ClassificationOutput,
     PredictOutput,
@@ -181,8 +182,9 @@ class BinaryClassHead(base_head.Head):
     # --------------------------------------------------------------------- metrics
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Creates the eval metrics (Keras metrics keyed by their metric keys)."""
-        from torchestimator.estimator.head._metrics import AccuracyBaseline
-        from torchestimator.keras import metrics as km
+        from torchestimator.estimator.head._metrics import (  # lazy: estimator.head._metrics imports this module at load time
+            AccuracyBaseline,
+        )
 
         key = self._summary_key
         keys = MetricKeys

@@ -17,6 +17,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.keras import metrics as km
 from torchestimator.saved_model._export_output import ClassificationOutput, PredictOutput
 
 #: An `ignore_index` no label can equal: every label counts in the loss, as in TF.
@@ -166,7 +167,6 @@ class MultiClassHead(base_head.Head):
 
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Creates the eval metrics: `average_loss`, `accuracy` (and `regularization_loss`)."""
-        from torchestimator.keras import metrics as km
 
         key = self._summary_key
         out = {

@@ -19,6 +19,7 @@ from torchestimator.estimator.head.keys import (
     MetricKeys,
     PredictionKeys,
 )
+from torchestimator.keras import metrics as km
 from torchestimator.saved_model._export_output import ClassificationOutput, PredictOutput
 
 _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
@@ -196,7 +197,6 @@ class MultiLabelHead(base_head.Head):
     # --------------------------------------------------------------------- metrics
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Creates the eval metrics (see the class docstring)."""
-        from torchestimator.keras import metrics as km
 
         key = self._summary_key
         keys = MetricKeys

@@ -16,6 +16,7 @@ import torch
 
 from torchestimator._engine import loop
 from torchestimator.estimator.hooks.session_run_hook import SessionRunArgs, SessionRunHook
+from torchestimator.summary._summary import Recorded
 
 logger = logging.getLogger("torchestimator")
 
@@ -441,7 +442,6 @@ class SummarySaverHook(SessionRunHook):
         step = session.global_step
         if self._request:
             self._timer.update_last_triggered_step(step)
-            from torchestimator.summary._summary import Recorded
 
             for tag, value in self._values(session).items():
                 if isinstance(value, Recorded):  # a histogram, image, text or audio of the step

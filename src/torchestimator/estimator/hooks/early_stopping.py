@@ -16,6 +16,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+from tensorboard.util import tensor_util
+
+from torchestimator._engine import checkpoint as ckpt
 from torchestimator.estimator.hooks.basic_hooks import SecondOrStepTimer, StopAtStepHook
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 
@@ -25,8 +29,6 @@ _EVENT_FILE_GLOB_PATTERN = "events.out.tfevents.*"
 
 
 def _summaries(eval_dir: str):
-    from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
-
     if not os.path.isdir(eval_dir):
         return
     for path in sorted(glob.glob(os.path.join(eval_dir, _EVENT_FILE_GLOB_PATTERN))):
@@ -37,8 +39,6 @@ def _scalar(value: Any) -> float | None:
     if value.HasField("simple_value"):
         return float(value.simple_value)
     if value.HasField("tensor") and value.metadata.plugin_data.plugin_name == "scalars":
-        from tensorboard.util import tensor_util
-
         array = tensor_util.make_ndarray(value.tensor)
         if array.size == 1:
             return float(array.reshape(()))
@@ -210,8 +210,6 @@ class _StopAtCheckpointStepHook(SessionRunHook):
         self._timer = SecondOrStepTimer(every_secs=wait_after_file_check_secs)
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
-        from torchestimator._engine import checkpoint as ckpt
-
         step = run_context.session.global_step
         if step >= self._last_step:
             run_context.request_stop()

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import checkpoint as ckpt
 from torchestimator.estimator.hooks.basic_hooks import SecondOrStepTimer
 from torchestimator.estimator.hooks.session_run_hook import SessionRunArgs, SessionRunHook
 
@@ -120,8 +121,6 @@ class GlobalStepWaiterHook(SessionRunHook):
         self._worker_is_started = False
 
     def _current_step(self, session: Any) -> int:
-        from torchestimator._engine import checkpoint as ckpt
-
         step = session.global_step
         latest = ckpt.latest_checkpoint(session.model_dir)
         if latest is not None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from torchestimator import data
+
 
 def check_shuffle(shuffle: Any) -> None:
     """TF's check: `shuffle` must be given, as a bool."""
@@ -35,7 +37,6 @@ def make_dataset(columns: OrderedDict, batch_size: int, num_epochs: int | None, 
     batch may end one epoch and start the next), `num_epochs` times (None: forever), in
     batches of `batch_size` of which only the very last may be smaller. With `shuffle`, rows
     go through a shuffle buffer of `queue_capacity` rows, as TF's RandomShuffleQueue."""
-    from torchestimator import data
 
     dataset = data.Dataset.from_tensor_slices(dict(columns))
     dataset = dataset.repeat(num_epochs) if num_epochs is not None else dataset.repeat()

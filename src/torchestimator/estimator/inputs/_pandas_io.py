@@ -56,7 +56,7 @@ def pandas_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: in
       TypeError: if pandas is not installed or `target_column` is not a string.
     """
     try:
-        import pandas as pd
+        import pandas as pd  # lazy: optional extra (pandas)
     except ImportError:
         raise TypeError("pandas_input_fn should not be called without pandas installed") from None
     check_shuffle(shuffle)

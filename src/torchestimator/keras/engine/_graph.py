@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchestimator._ops import nest
-from torchestimator.keras.engine.input_layer import InputLayer
+from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.node import Node
 
@@ -177,7 +177,6 @@ def _rebase_on_inputs(inputs: Any, outputs: Any) -> tuple[Any, Any]:
     if all(t._keras_history is not None and isinstance(t._keras_history.layer, InputLayer)
            for t in flat_inputs):
         return inputs, outputs
-    from torchestimator.keras.engine.input_layer import Input
 
     mapping: dict[int, Any] = {}
     for t in flat_inputs:

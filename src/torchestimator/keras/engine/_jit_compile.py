@@ -29,7 +29,9 @@ def compiled_forward(model: Any, x: Any, training: bool) -> Any:
     try:
         return compiled(model, x, training)
     except Exception as error:
-        from torch._dynamo.exc import TorchDynamoException
+        from torch._dynamo.exc import (  # lazy: heavy (torch._dynamo.exc, 930 ms)
+            TorchDynamoException,
+        )
 
         if not isinstance(error, TorchDynamoException):
             raise

@@ -16,6 +16,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import symbolic_dispatch
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 
 
 def _symbolic_slots(value: Any, symbols: list, kinds: tuple) -> Any:
@@ -82,8 +83,9 @@ def canonical_api_name(api_name: str, fn: Any) -> str:
 def record_tf_op(api_name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     """Records `tf.<api_name>(*args, **kwargs)` on symbolic tensors as a `TFOpLambda` layer
     named `tf.<api_name>` (made unique); returns its symbolic output(s)."""
-    from torchestimator.keras.engine.keras_tensor import KerasTensor
-    from torchestimator.keras.engine.op_layer import TFOpLambda
+    from torchestimator.keras.engine.op_layer import (  # lazy: heavy (torchestimator.keras.engine.op_layer, 327 ms)
+        TFOpLambda,
+    )
 
     api_name = canonical_api_name(api_name, fn)
     kinds = (KerasTensor,)

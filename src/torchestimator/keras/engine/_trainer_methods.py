@@ -14,8 +14,11 @@ import torch
 
 from torchestimator._engine import loop
 from torchestimator._ops import nest
+from torchestimator.keras.engine._compile_config import deserialize_compile_args, warn_problems
 from torchestimator.keras.engine.compile_utils import to_python_logs
 from torchestimator.keras.engine.data_adapter import apply_class_weight, pack_x_y_sample_weight
+from torchestimator.keras.saving import _registry, saving_lib
+from torchestimator.saved_model._keras_export import export_keras_model
 
 
 def _first(y: Any) -> Any:
@@ -102,7 +105,6 @@ class ModelFiles:
         """Saves the model (config, weights, optimizer state) to one `.keras` archive, or, for a
         path without a `.keras`/`.h5` suffix (TF 2.15's default `save_format='tf'`), to a
         SavedModel-format directory that `tf.keras.models.load_model` reads back."""
-        from torchestimator.keras.saving import saving_lib
 
         saving_lib.save_model(self, filepath, overwrite=overwrite, save_format=save_format)
 
@@ -115,21 +117,18 @@ class ModelFiles:
         del verbose, kwargs
         if format not in ("tf_saved_model", "", None):
             raise ValueError(f"format must be 'tf_saved_model'; received {format!r}")
-        from torchestimator.saved_model._keras_export import export_keras_model
 
         export_keras_model(self, filepath, input_signature)
 
     def save_weights(self, filepath: str, overwrite: bool = True, save_format: str | None = None,
                      options: Any = None) -> None:
         """Saves the model's weights to a safetensors file (`.weights.safetensors`)."""
-        from torchestimator.keras.saving import saving_lib
 
         saving_lib.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath: str, by_name: bool = False, skip_mismatch: bool = False,
                      options: Any = None) -> None:
         """Loads weights saved by `save_weights` (or the weights inside a `.keras` archive)."""
-        from torchestimator.keras.saving import saving_lib
 
         saving_lib.load_weights(self, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
 
@@ -139,7 +138,6 @@ class ModelFiles:
         an optimizer object as None, its state is saved apart), or None if not compiled."""
         if self._compile_config is None:
             return None
-        from torchestimator.keras.engine._compile_config import warn_problems
 
         config, problems = self._compile_config
         warn_problems(problems)
@@ -148,8 +146,6 @@ class ModelFiles:
     def compile_from_config(self, config: dict) -> None:
         """Compiles the model from `get_compile_config()`'s output (ours or Keras 2.15's):
         loss and metric objects are rebuilt through the safe registry (nothing is imported)."""
-        from torchestimator.keras.engine._compile_config import deserialize_compile_args
-        from torchestimator.keras.saving import _registry
 
         optimizer = config.get("optimizer")
         if isinstance(optimizer, dict):

@@ -16,8 +16,10 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras import losses as losses_module
+from torchestimator.keras import metrics as metrics_module
 from torchestimator.keras.losses._utils import apply_mask, div_no_nan
-from torchestimator.keras.metrics import Mean
+from torchestimator.keras.metrics import Mean, MeanMetricWrapper
 
 
 def _by_output(spec: Any, output_names: list[str], what: str) -> list:
@@ -186,8 +188,6 @@ class LossesContainer:
     """Computes the total loss: the weighted sum of each output's loss plus the model's `losses`."""
 
     def __init__(self, loss: Any, loss_weights: Any, output_names: list[str]):
-        from torchestimator.keras import losses as losses_module
-
         self.output_names = output_names
         specs = _by_output(loss, output_names, "loss")
         self.loss_fns = [None if s is None else _as_loss_object(losses_module, s) for s in specs]
@@ -292,8 +292,6 @@ class MetricsContainer:
         self._torch_metrics: list = []
 
     def _build(self, ys_true: list, ys_pred: list) -> None:
-        from torchestimator.keras import metrics as metrics_module
-
         multi = len(self.output_names) > 1
 
         def make(spec: Any, i: int, weighted: bool) -> Any:
@@ -432,7 +430,6 @@ class MetricLogs(Mapping):
 def _plain_update(metric: Any) -> Any:
     """The metric's direct update for plain unweighted tensors (`MeanMetricWrapper._update_plain`,
     when its class keeps `MeanMetricWrapper.update_state`), else None."""
-    from torchestimator.keras.metrics import MeanMetricWrapper
 
     if isinstance(metric, MeanMetricWrapper) and type(metric).update_state is MeanMetricWrapper.update_state:
         return metric._update_plain

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from torchestimator._ops import nest
+from torchestimator.keras._sparse_inputs import take_rows
 from torchestimator.keras.engine import one_hot_labels
 
 logger = logging.getLogger("torchestimator")
@@ -147,8 +148,6 @@ def _take(value: Any, index: Any) -> Any:
     if _is_ragged(value):  # rows of a tf.RaggedTensor
         return value[index] if isinstance(index, slice) else value._gather_rows(index)
     if _is_sparse(value):  # rows of a tf.SparseTensor
-        from torchestimator.keras._sparse_inputs import take_rows
-
         return take_rows(value, index)
     if isinstance(value, dict):
         return {k: _take(v, index) for k, v in value.items()}
@@ -374,7 +373,9 @@ class SequenceData(IterableData):
         steps = len(order) if self.steps is None else self.steps
         indices = order[max(0, skip):steps]
         if self.workers > 1 or (self.workers > 0 and self.use_multiprocessing):
-            from torchestimator.keras.utils._enqueuers import ordered_batches
+            from torchestimator.keras.utils._enqueuers import (  # lazy: heavy (torchestimator.keras.utils._enqueuers, 314 ms)
+                ordered_batches,
+            )
 
             items = ordered_batches(sequence, indices, self.workers, self.use_multiprocessing,
                                     self.max_queue_size)
@@ -431,7 +432,9 @@ def make_data(
         raise ValueError("No data given: pass `x` (arrays, a dict of arrays, or a Dataset).")
     x = _strings_as_array(x)
     # imported here: torchestimator.keras.utils imports modules that import the engine
-    from torchestimator.keras.utils._data_utils import Sequence
+    from torchestimator.keras.utils._data_utils import (  # lazy: heavy (torchestimator.keras.utils._data_utils, 314 ms)
+        Sequence,
+    )
 
     if isinstance(x, Sequence):
         if y is not None or sample_weight is not None:
@@ -440,7 +443,9 @@ def make_data(
                 "using `keras.utils.Sequence` as input: its batches are `(x, y[, sample_weight])`."
             )
         return SequenceData(x, steps, shuffle, epochs, workers, use_multiprocessing, max_queue_size)
-    from torchestimator.keras.utils._dataset_creator import DatasetCreator
+    from torchestimator.keras.utils._dataset_creator import (  # lazy: heavy (torchestimator.keras.utils._dataset_creator, 319 ms)
+        DatasetCreator,
+    )
 
     if isinstance(x, DatasetCreator):
         if steps is None:
@@ -449,7 +454,9 @@ def make_data(
                 "`validation_steps`, `steps`, or `pss_evaluation_shards` argument must be provided "
                 "in `Model.fit`, `Model.evaluate`, or `Model.predict`."
             )
-        from torchestimator.distribute._input_context import InputContext
+        from torchestimator.distribute._input_context import (  # lazy: upward dependency (keras → distribute), loaded when used
+            InputContext,
+        )
 
         x = x(InputContext())  # one input pipeline; a multi-worker fit shards it as any dataset
     if isinstance(x, torch.utils.data.Dataset) and not _is_dataset(x):

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from torchestimator._ops import nest
+from torchestimator.keras.backend import _state
 from torchestimator.keras.engine._graph import (  # _Slot: pickles of old models name it here
     _check_symbolic,
     _keras_layer_order,
@@ -46,8 +47,6 @@ class Functional(Model):
 
     def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True,
                  **kwargs: Any):
-        from torchestimator.keras.backend import _state
-
         if name is None and type(self) is Functional:
             name = _state.unique_object_name("model")
         super().__init__(name=name, trainable=trainable, **kwargs)

@@ -62,13 +62,18 @@ class KerasTensor:
 
     # Operators record op nodes; the table of ops lives in ops.py.
     def _op(self, name: str, *args: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import SlicingOpLambda, TFOpLambda
+        from torchestimator.keras.engine.op_layer import (  # lazy: keras.engine.op_layer imports this module at load time
+            SlicingOpLambda,
+            TFOpLambda,
+        )
 
         layer_class = SlicingOpLambda if name == "getitem" else TFOpLambda
         return layer_class(name)(self, *args)
 
     def _rop(self, name: str, other: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import TFOpLambda
+        from torchestimator.keras.engine.op_layer import (  # lazy: keras.engine.op_layer imports this module at load time
+            TFOpLambda,
+        )
 
         return TFOpLambda(name, reverse=True)(self, other)
 
@@ -144,7 +149,9 @@ def is_symbolic(value: Any) -> bool:
 
 
 def _record_tf_op(api_name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
-    from torchestimator.keras.engine._tf_op_record import record_tf_op
+    from torchestimator.keras.engine._tf_op_record import (  # lazy: keras.engine._tf_op_record imports this module at load time
+        record_tf_op,
+    )
 
     return record_tf_op(api_name, fn, args, kwargs)
 

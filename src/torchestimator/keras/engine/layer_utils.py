@@ -12,6 +12,7 @@ import torch.nn.modules.module as _torch_module
 
 from torchestimator._ops import nest
 from torchestimator._torch_private import is_tracing
+from torchestimator.keras.backend._state import _snake_case
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 
@@ -177,7 +178,9 @@ def _attach_mask(outputs: Any, mask: Any) -> None:
 def _resolve_initializer(identifier: Any) -> Any:
     if callable(identifier) and not isinstance(identifier, (str, dict, type)):
         return identifier
-    from torchestimator.keras import initializers
+    from torchestimator.keras import (  # lazy: keras.initializers imports this module at load time
+        initializers,
+    )
 
     fn = initializers.get(identifier)
     if fn is None:
@@ -188,7 +191,9 @@ def _resolve_initializer(identifier: Any) -> Any:
 def _resolve_regularizer(identifier: Any) -> Any:
     if identifier is None:
         return None
-    from torchestimator.keras import regularizers
+    from torchestimator.keras import (  # lazy: keras.regularizers imports this module at load time
+        regularizers,
+    )
 
     return regularizers.get(identifier)
 
@@ -196,7 +201,9 @@ def _resolve_regularizer(identifier: Any) -> Any:
 def _resolve_constraint(identifier: Any) -> Any:
     if identifier is None:
         return None
-    from torchestimator.keras import constraints
+    from torchestimator.keras import (  # lazy: keras.constraints imports this module at load time
+        constraints,
+    )
 
     return constraints.get(identifier)
 
@@ -242,7 +249,6 @@ def is_auto_name(name: str, layer_type: type) -> bool:
     """True when `name` has the form of a Keras default name for `layer_type`: the snake-cased
     name of a class in its MRO (or `input`/`model`), optionally followed by `_<number>`. Such a
     name depends on how many objects the process made before, so it must not key a child."""
-    from torchestimator.keras.backend._state import _snake_case
 
     bases = {"input", "model"}
     bases.update(_snake_case(cls.__name__) for cls in layer_type.__mro__)

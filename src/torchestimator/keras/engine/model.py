@@ -7,11 +7,16 @@ defining `call` gives a subclassed model whose layers are tracked as attributes.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.engine.layer_utils import _shape_to_spec
+from torchestimator.keras.engine.summary import print_summary
 from torchestimator.keras.engine.trainer import Trainer
+from torchestimator.keras.saving._registry import serialize_keras_object
 
 _FUNCTIONAL_SUBCLASSES: dict = {}  # a subclass of Model -> its functional hybrid
 _HYBRID_BASES: dict = {}  # the functional hybrid -> the subclass it was made for
@@ -22,7 +27,9 @@ def _functional_hybrid(cls: type) -> type:
     overrides `train_step` etc. (`cls` and `Functional` both), made once per subclass."""
     hybrid = _FUNCTIONAL_SUBCLASSES.get(cls)
     if hybrid is None:
-        from torchestimator.keras.engine.functional import Functional
+        from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+            Functional,
+        )
 
         hybrid = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__})
         _FUNCTIONAL_SUBCLASSES[cls] = hybrid
@@ -33,7 +40,9 @@ def _functional_hybrid(cls: type) -> type:
 def _new_functional_hybrid(cls: type) -> Model:
     """Unpickling: an empty instance of the functional hybrid of `cls` (pickle names `cls`,
     which is importable; the hybrid class is made at run time and is not)."""
-    from torchestimator.keras.engine.functional import Functional
+    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+        Functional,
+    )
 
     return Functional.__new__(_functional_hybrid(cls))
 
@@ -67,7 +76,9 @@ class Model(Trainer, Layer):
     def __new__(cls, *args: Any, **kwargs: Any) -> Model:
         functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
         if functional_args:
-            from torchestimator.keras.engine.functional import Functional
+            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+                Functional,
+            )
 
             if cls is Model:
                 return Functional.__new__(Functional)
@@ -92,7 +103,9 @@ class Model(Trainer, Layer):
         # Keras 2.15's test for functional arguments; any other positional argument is ignored
         # (the text-generation tutorial's `super().__init__(self)` in a subclassed model)
         if len(args) == 2 or "inputs" in kwargs or "outputs" in kwargs:
-            from torchestimator.keras.engine.functional import Functional
+            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+                Functional,
+            )
 
             if not isinstance(self, Functional):
                 raise TypeError(
@@ -187,8 +200,6 @@ class Model(Trainer, Layer):
         if type(self).call is Layer.call or type(self).call is Model.call:
             self.built = True
             return
-        from torchestimator.keras.engine import shape_inference
-        from torchestimator.keras.engine.layer_utils import _shape_to_spec
 
         self.built = True  # the trace below must not come back here
         spec = _shape_to_spec(input_shape, self._compute_dtype)
@@ -224,7 +235,6 @@ class Model(Trainer, Layer):
         layer_range: Any = None,
     ) -> None:
         """Prints Keras' summary table: layers, output shapes, parameter counts and totals."""
-        from torchestimator.keras.engine.summary import print_summary
 
         print_summary(self, line_length, positions, print_fn, expand_nested, show_trainable)
 
@@ -236,7 +246,9 @@ class Model(Trainer, Layer):
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> Model:
         """Creates a model from its config: a functional graph config rebuilds the graph."""
         if "input_layers" in config and "layers" in config:
-            from torchestimator.keras.engine.functional import Functional
+            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+                Functional,
+            )
 
             target = cls if issubclass(cls, Functional) else Functional
             return target.from_config(config, custom_objects=custom_objects)
@@ -244,8 +256,6 @@ class Model(Trainer, Layer):
 
     def to_json(self, **kwargs: Any) -> str:
         """Returns the model's architecture as a JSON string (`class_name` and `config`)."""
-        import json
 
-        from torchestimator.keras.saving._registry import serialize_keras_object
 
         return json.dumps(serialize_keras_object(self), **kwargs)

@@ -8,13 +8,17 @@ used before) stays an alias, so files saved with it still load."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
 import torch
 
 from torchestimator._ops import symbolic_dispatch
+from torchestimator.keras.backend import _state
+from torchestimator.keras.engine._tf_op_record import decode_argument
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.engine.keras_tensor import KerasTensor, is_symbolic
 from torchestimator.keras.saving._registry import register_builtin
 
 _OPS = {
@@ -57,8 +61,6 @@ _OPS_BY_FUNCTION.update({"math.add": "add", "__operators__.subtract": "subtract"
 
 
 def _unique_name(function: str) -> str:
-    from torchestimator.keras.backend import _state
-
     return _state.unique_object_name(f"tf.{function}")
 
 
@@ -138,8 +140,6 @@ class TFOpLambda(Layer):
         if self.op is None:
             fn = _resolve_function(self.function)
             if self.arguments.get("symbolic"):
-                from torchestimator.keras.engine._tf_op_record import decode_argument
-
                 symbols = [inputs] if self.arguments["symbolic"] == 1 else list(inputs)
                 return fn(*decode_argument(self.arguments["args"], symbols),
                           **decode_argument(self.arguments["kwargs"], symbols))
@@ -159,8 +159,6 @@ class TFOpLambda(Layer):
         return fn(*operands)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from torchestimator.keras.engine.keras_tensor import KerasTensor
-
         if len(args) == 2 and isinstance(args[1], KerasTensor):
             # Both operands symbolic: the second is a graph input, never a constant (shape
             # inference calls again with placeholder tensors, which must not be kept).
@@ -210,7 +208,6 @@ def _resolve_function(function: str) -> Any:
     `tf.nn`, `tf.linalg`, `tf.image`, `tf.strings`, `tf.signal`, `tf.bitwise`) resolve, so a
     crafted name cannot reach a module's imports (`datasets.iris.os.system`), file functions
     (`io.gfile.rmtree`) or anything private, whatever arguments the config gives it."""
-    import importlib
 
     target: Any = importlib.import_module("torchestimator")
     for part in function.split("."):
@@ -237,7 +234,6 @@ def tf_op_call(function: str, inputs: Any, *args: Any, **kwargs: Any) -> Any:
     `args` and `kwargs` are the constant (JSON-serializable) operands; they go into the
     layer's config. This is what a TF function calls when given a KerasTensor.
     """
-    from torchestimator.keras.engine.keras_tensor import is_symbolic
 
     if is_symbolic(list(args)) or is_symbolic(kwargs):
         raise TypeError(

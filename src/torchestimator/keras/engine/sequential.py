@@ -18,6 +18,7 @@ from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.functional import Functional
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.engine.model import Model
 from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
 
 
@@ -35,8 +36,6 @@ class Sequential(Functional):
     _inferred_input = False
 
     def __init__(self, layers: list | None = None, name: str | None = None, **kwargs: Any):
-        from torchestimator.keras.engine.model import Model
-
         Model.__init__(self, name=name or _state.unique_object_name("sequential"), **kwargs)
         self._stack: list[Layer] = []
         self._input_layer_box: list[InputLayer] = []

@@ -18,6 +18,9 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import nest
+from torchestimator.keras._ragged_inputs import materialize, spec_of
+from torchestimator.keras._sparse_inputs import materialize as materialize_sparse
+from torchestimator.keras._sparse_inputs import spec_of as sparse_spec_of
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 
@@ -96,12 +99,8 @@ def _materialize(value: Any, which: int, device: str) -> Any:
         return np.full(shape, "", dtype=object)
     tensor = torch.zeros(shape, dtype=value.dtype, device=device)
     if getattr(value, "ragged", False):  # Input(ragged=True): a RaggedTensor (keras/_ragged_inputs.py)
-        from torchestimator.keras._ragged_inputs import materialize
-
         return materialize(tensor)
     if getattr(value, "sparse", False):  # Input(sparse=True): a SparseTensor (keras/_sparse_inputs.py)
-        from torchestimator.keras._sparse_inputs import materialize as materialize_sparse
-
         return materialize_sparse(tensor)
     if value._keras_mask is not None:
         tensor._keras_mask = _materialize(value._keras_mask, which, device)
@@ -154,12 +153,8 @@ def _merge(first: Any, second: Any) -> Any:
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
             return KerasTensor(shape, _dtypes.as_dtype(a.dtype))
         if type(a).__name__ == "RaggedTensor":
-            from torchestimator.keras._ragged_inputs import spec_of
-
             return spec_of(a, b)
         if type(a).__name__ == "SparseTensor":
-            from torchestimator.keras._sparse_inputs import spec_of as sparse_spec_of
-
             return sparse_spec_of(a, b)
         return a
 

@@ -61,8 +61,12 @@ def print_summary(
     show_trainable: bool = False,
 ) -> None:
     """Prints the summary of `model` with `print_fn` (default `print`)."""
-    from torchestimator.keras.engine.functional import Functional
-    from torchestimator.keras.engine.sequential import Sequential
+    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+        Functional,
+    )
+    from torchestimator.keras.engine.sequential import (  # lazy: keras.engine.sequential imports this module at load time
+        Sequential,
+    )
 
     print_fn = print_fn or print
     sequential_like = isinstance(model, Sequential) or not isinstance(model, Functional) or all(

@@ -22,7 +22,10 @@ from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator._ops import nest
+from torchestimator.keras import optimizers
+from torchestimator.keras.callbacks import CallbackList
 from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
+from torchestimator.keras.engine._compile_config import serialize_compile_config
 from torchestimator.keras.engine._device_moves import StepPlacement
 from torchestimator.keras.engine._jit_compile import compiled_forward as _compiled_forward
 from torchestimator.keras.engine._jit_compile import forget_compiled
@@ -47,6 +50,8 @@ from torchestimator.keras.mixed_precision._grad_scaler import (
     loss_scaled_for_float16,
     scaled_torch_step,
 )
+from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
+from torchestimator.keras.utils._spe_tuning import tuner_for
 
 # Keras 2.15 raises "Unexpected result of `train_function` (Empty logs)..." when fit's first
 # epoch makes no step; ours keeps that opening and says what it means.
@@ -66,8 +71,6 @@ _EMPTY_EVALUATE = (
 
 def _resolve_verbose(verbose: Any) -> int:
     if verbose == "auto":
-        from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
-
         return 1 if sys.stdout.isatty() and is_interactive_logging_enabled() else 2
     if verbose not in (0, 1, 2, True, False):
         raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}")
@@ -139,7 +142,6 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         (`tf.keras.losses.from_torch` marks any function so); torchmetrics
         `Metric`s in `metrics` are updated with `update(y_pred, y_true)`.
         """
-        from torchestimator.keras import optimizers
 
         kwargs.pop("sample_weight_mode", None)
         kwargs.pop("target_tensors", None)
@@ -163,7 +165,6 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         object.__setattr__(self, "loss", loss)
         # the arguments as JSON (loss and metric objects with their Keras config), taken before
         # the metric containers prefix metric names with output names (_compile_config.py)
-        from torchestimator.keras.engine._compile_config import serialize_compile_config
 
         self._compile_config = serialize_compile_config(
             optimizer, loss, metrics, loss_weights, weighted_metrics
@@ -308,7 +309,9 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         strategy = getattr(self, "_distribute_strategy", None)
         if strategy is None or strategy.num_replicas_in_sync <= 1:
             return None
-        from torchestimator.distribute._data_parallel import data_parallel
+        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (keras → distribute), loaded when used
+            data_parallel,
+        )
 
         return data_parallel(strategy)
 
@@ -351,8 +354,6 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
     # ------------------------------------------------------------------ helpers
     def _callback_list(self, callbacks: Any, verbose: int, epochs: int, steps: int | None,
                        add_history: bool) -> Any:
-        from torchestimator.keras.callbacks import CallbackList
-
         if callbacks is not None and not isinstance(callbacks, (list, tuple, CallbackList)):
             callbacks = [callbacks]
         if isinstance(callbacks, CallbackList):
@@ -443,8 +444,6 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self._initial_step = 0
         tuner = None
         if getattr(self, "_autotune_steps_per_execution", False):
-            from torchestimator.keras.utils._spe_tuning import tuner_for
-
             tuner = tuner_for(self)
         events = _CallbackEvents(self, cbs, "train", self._steps_per_execution,
                                  tuned=tuner.steps_per_execution if tuner is not None else None,
@@ -599,13 +598,17 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
 
 def _strategy_in_scope() -> Any:
     """The strategy whose scope is open (None outside every `strategy.scope()`)."""
-    from torchestimator.distribute import _strategy
+    from torchestimator.distribute import (  # lazy: upward dependency (keras → distribute), loaded when used
+        _strategy,
+    )
 
     return _strategy.get_strategy() if _strategy.has_strategy() else None
 
 
 def _replica_data_type() -> type:
-    from torchestimator.distribute._keras_replicas import ReplicaData
+    from torchestimator.distribute._keras_replicas import (  # lazy: upward dependency (keras → distribute), loaded when used
+        ReplicaData,
+    )
 
     return ReplicaData
 

@@ -8,7 +8,9 @@ from typing import Any
 import torch
 
 from torchestimator._engine.backward import backward
+from torchestimator.keras.mixed_precision import LossScaleOptimizer
 from torchestimator.keras.mixed_precision._autocast import model_autocast_dtype
+from torchestimator.keras.optimizers import Optimizer
 
 
 def needs_grad_scaler(model: Any) -> bool:
@@ -55,8 +57,6 @@ def loss_scaled_for_float16(model: Any, optimizer: Any) -> Any:
     """`optimizer`, wrapped in a `LossScaleOptimizer` when `model`'s dtype policy is
     'mixed_float16' (as Keras' compile does); a torch optimizer or a wrapped one as it is."""
     # lazy: keras.mixed_precision and keras.optimizers import keras.engine, which imports this
-    from torchestimator.keras.mixed_precision import LossScaleOptimizer
-    from torchestimator.keras.optimizers import Optimizer
 
     if (getattr(model, "_dtype_policy_name", None) == "mixed_float16"
             and isinstance(optimizer, Optimizer)):

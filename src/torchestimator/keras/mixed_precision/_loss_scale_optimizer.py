@@ -15,6 +15,10 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.optimizers import deserialize, serialize
+from torchestimator.keras.optimizers.optimizer import Optimizer
+from torchestimator.keras.saving import _registry
+
 _DEFAULT_INITIAL_SCALE = 2.0 ** 15
 _DEFAULT_GROWTH_STEPS = 2000
 
@@ -36,8 +40,6 @@ class LossScaleOptimizer:
 
     def __init__(self, inner_optimizer: Any, dynamic: bool = True, initial_scale: float | None = None,
                  dynamic_growth_steps: int | None = None):
-        from torchestimator.keras.optimizers.optimizer import Optimizer
-
         if isinstance(inner_optimizer, LossScaleOptimizer):
             raise TypeError(
                 "LossScaleOptimizer cannot wrap another LossScaleOptimizer; received "
@@ -164,7 +166,6 @@ class LossScaleOptimizer:
     def get_config(self) -> dict[str, Any]:
         """Returns the inner optimizer (serialized), `dynamic`, `initial_scale` and
         `dynamic_growth_steps`."""
-        from torchestimator.keras.optimizers import serialize
 
         return {"inner_optimizer": serialize(self.inner_optimizer), "dynamic": self.dynamic,
                 "initial_scale": self.initial_scale,
@@ -173,7 +174,6 @@ class LossScaleOptimizer:
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> LossScaleOptimizer:
         """Returns the optimizer `get_config` described."""
-        from torchestimator.keras.optimizers import deserialize
 
         config = dict(config)
         inner = deserialize(config.pop("inner_optimizer"), custom_objects=custom_objects)
@@ -185,8 +185,6 @@ class LossScaleOptimizer:
 
 
 def _register() -> None:
-    from torchestimator.keras.saving import _registry
-
     _registry.register_builtin(LossScaleOptimizer)
 
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from torchestimator import _dtypes
+from torchestimator.keras.backend import _state
+from torchestimator.keras.saving import _registry
+
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _PLAIN = ("float16", "bfloat16", "float32", "float64")
 
@@ -33,8 +37,6 @@ class Policy:
         if isinstance(name, Policy):
             name = name.name
         if not isinstance(name, str):
-            from torchestimator import _dtypes
-
             try:
                 name = _dtypes.dtype_name(_dtypes.as_dtype(name))
             except (TypeError, ValueError):
@@ -92,7 +94,6 @@ def global_policy() -> Policy:
     `set_global_policy` set, else `Policy(tf.keras.backend.floatx())`."""
     if _global is not None:
         return _global
-    from torchestimator.keras.backend import _state
 
     return Policy(_state.floatx())
 
@@ -115,8 +116,6 @@ def global_policy_name() -> str | None:
 
 
 def _register() -> None:
-    from torchestimator.keras.saving import _registry
-
     _registry.register_builtin(Policy)
 
 

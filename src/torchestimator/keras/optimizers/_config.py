@@ -45,7 +45,9 @@ class ConfigMixin:
         config = dict(config)
         if "decay" in config and "is_legacy_optimizer" not in config:
             # lazy: legacy.optimizers imports this module at load time
-            from torchestimator.keras.optimizers.legacy.optimizers import LEGACY_CLASSES
+            from torchestimator.keras.optimizers.legacy.optimizers import (  # lazy: keras.optimizers.legacy.optimizers imports this module at load time
+                LEGACY_CLASSES,
+            )
 
             twin = LEGACY_CLASSES.get(cls.__name__.lower())
             if twin is not None and twin is not cls and issubclass(twin, cls):

@@ -47,7 +47,9 @@ KNOWN_NAMES = ("adadelta", "adagrad", "adam", "adamax", "adamw", "ftrl", "nadam"
 
 
 def _is_loss_scale_optimizer(obj: Any) -> bool:
-    from torchestimator.keras.mixed_precision import LossScaleOptimizer
+    from torchestimator.keras.mixed_precision import (  # lazy: keras.mixed_precision imports this module at load time
+        LossScaleOptimizer,
+    )
 
     return isinstance(obj, LossScaleOptimizer)
 

@@ -21,6 +21,8 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.optimizers._torch import TorchOptimizer
+
 #: Schedulers whose state is not plain data (functions, nested schedulers).
 _UNSTORED_SCHEDULERS = frozenset({"LambdaLR", "MultiplicativeLR", "SequentialLR", "ChainedScheduler",
                                   "LRScheduler"})
@@ -75,7 +77,6 @@ def rebuild(description: dict, state: Any, model: torch.nn.Module, source: str) 
     the optimizer's (and scheduler's) `state` loaded; raises ValueError naming `source` and
     what does not fit (an unknown class, a parameter the model lacks, a state that does not
     load)."""
-    from torchestimator.keras.optimizers._torch import TorchOptimizer
 
     name = description.get("class_name")
     cls = _optimizer_classes().get(name) if isinstance(name, str) else None

@@ -24,6 +24,7 @@ from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator._engine.model_fn_context import current_mode
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
+from torchestimator._ops.control_ops import NoOp
 from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.keras.optimizers import _clipping, _sparse
 from torchestimator.keras.optimizers._args import _non_negative, _number, _var_name
@@ -400,8 +401,6 @@ class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, 
         (no computation), then this optimizer steps those variables. In EVAL/PREDICT mode an
         empty op (it would never run)."""
         if mode != "train":
-            from torchestimator._ops.control_ops import NoOp
-
             return NoOp()
         grads, variables = [], []
         for g, v in pairs:

@@ -36,6 +36,8 @@ import torch
 
 from torchestimator._engine.model_fn_context import current_mode, in_model_fn
 from torchestimator._engine.object_scope import ReusableMeta
+from torchestimator._engine.train_op import TrainOp, parameters_of
+from torchestimator.compat.v1._variable_scope import trainable_variables
 
 GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
 
@@ -168,8 +170,6 @@ class V1Optimizer:
         at once and adds 1 to `global_step` (a variable) when given."""
         mode = current_mode()
         if mode is not None and (mode != "train" or grad_loss is None):
-            from torchestimator._engine.train_op import TrainOp
-
             return TrainOp([(self, loss, var_list)])
         grads_and_vars = self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss)
         if mode is None:
@@ -182,12 +182,10 @@ class V1Optimizer:
 def _default_variables(loss: torch.Tensor, in_model_fn: bool) -> list[torch.Tensor]:
     """TF1's default var_list: the trainable variables (in a model_fn, all it created, then any
     other trainable tensor the loss depends on); outside, the trainable tensors of the loss."""
-    from torchestimator._engine.train_op import parameters_of
 
     found = [p for p in parameters_of(loss) if p.requires_grad] if loss.requires_grad else []
     if not in_model_fn:
         return found
-    from torchestimator.compat.v1._variable_scope import trainable_variables
 
     variables = trainable_variables()
     known = {id(v) for v in variables}
