@@ -18,7 +18,7 @@ from torchestimator._sparse_tensor import SparseTensor
 
 def as_shape(shape: Any) -> Any:
     """A `tf.TensorShape` of `shape` (None: unknown rank)."""
-    from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+    from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _type_spec at load time (folder circle)
         TensorShape,
     )
 
@@ -99,7 +99,7 @@ _NO_COMMON = object()
 
 
 def _is_shape(value: Any) -> bool:
-    from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+    from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _type_spec at load time (folder circle)
         TensorShape,
     )
 
@@ -182,7 +182,7 @@ class OptionalSpec(TypeSpec):
     @property
     def value_type(self) -> type:
         """`tf.experimental.Optional`."""
-        from torchestimator.data.optional import (  # lazy: upward dependency (_type_spec → data), loaded when used
+        from torchestimator.data.optional import (  # lazy: data reaches _type_spec at load time (folder circle)
             Optional,
         )
 
@@ -214,7 +214,7 @@ def type_spec_from_value(value: Any) -> TypeSpec:
     `tf.type_spec_from_value`): a `TensorSpec` for a tensor or anything convertible to one, a
     `SparseTensorSpec`, `RaggedTensorSpec`, `IndexedSlicesSpec`, `TensorArraySpec`,
     `OptionalSpec` (or the value's own `_type_spec`)."""
-    from torchestimator.data.optional import (  # lazy: upward dependency (_type_spec → data), loaded when used
+    from torchestimator.data.optional import (  # lazy: data reaches _type_spec at load time (folder circle)
         Optional,
     )
 
@@ -226,7 +226,7 @@ def type_spec_from_value(value: Any) -> TypeSpec:
         return SparseTensorSpec.from_value(value)
     if isinstance(value, Optional):
         return OptionalSpec.from_value(value)
-    from torchestimator._ragged._tensor import (  # lazy: upward dependency (_type_spec → _ragged), loaded when used
+    from torchestimator._ragged._tensor import (  # lazy: _ragged reaches _type_spec at load time (folder circle)
         RaggedTensor,
     )
 
@@ -239,7 +239,7 @@ def type_spec_from_value(value: Any) -> TypeSpec:
     spec = getattr(value, "_type_spec", None)
     if isinstance(spec, TypeSpec):
         return spec
-    from torchestimator._ops.convert import (  # lazy: upward dependency (_type_spec → _ops), loaded when used
+    from torchestimator._ops.convert import (  # lazy: _ops reaches _type_spec at load time (folder circle)
         convert_to_tensor,
     )
 

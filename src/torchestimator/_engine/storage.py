@@ -38,7 +38,7 @@ def local(path: str) -> str:
 
 
 def _fs(url: str) -> tuple[Any, str]:
-    from torchestimator.io.gfile import (  # lazy: upward dependency (_engine → io), loaded when used
+    from torchestimator.io.gfile import (  # lazy: io reaches _engine at load time (folder circle)
         _split,
     )
 

@@ -22,7 +22,7 @@ class RaggedTensorSpec(TypeSpec):
 
     def __init__(self, shape: Any = None, dtype: Any = torch.float32, ragged_rank: int | None = None,
                  row_splits_dtype: Any = torch.int64, flat_values_spec: Any = None):
-        from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_ragged → _ops), loaded when used
+        from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _ragged at load time (folder circle)
             TensorShape,
             as_shape,
         )

@@ -308,7 +308,7 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
     @property
     def shape(self) -> Any:
         """The statically known shape: a `TensorShape` with None for each ragged dimension."""
-        from torchestimator._ops.creation._tensor_shape import (  # lazy: upward dependency (_ragged → _ops), loaded when used
+        from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _ragged at load time (folder circle)
             TensorShape,
         )
 

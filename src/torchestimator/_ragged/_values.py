@@ -24,7 +24,7 @@ def is_strings(values: Any) -> bool:
 
 def to_flat(values: Any, dtype: Any = None, name: str = "values") -> Any:
     """`values` as a torch tensor, or a numpy object array for strings (cast to `dtype`)."""
-    from torchestimator._ops.convert import (  # lazy: upward dependency (_ragged → _ops), loaded when used
+    from torchestimator._ops.convert import (  # lazy: _ops reaches _ragged at load time (folder circle)
         convert_to_tensor,
     )
 

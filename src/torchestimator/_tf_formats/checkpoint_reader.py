@@ -31,7 +31,7 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix: str) -> None:
-        from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
             checkpoint as ckpt,
         )
 
@@ -65,7 +65,7 @@ class CheckpointReader:
         array of bytes). Raises KeyError (listing similar names) when there is none."""
         if self._bundle is not None:
             return self._bundle.get_tensor(name)
-        from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+        from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
             checkpoint as ckpt,
         )
 
@@ -94,7 +94,7 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
       ValueError: the directory holds no checkpoint.
       FileNotFoundError / ValueError: no checkpoint at the prefix, or it is corrupt.
     """
-    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
         checkpoint as ckpt,
     )
 
@@ -110,7 +110,7 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
 def dtype_names(ckpt_dir_or_file: Any) -> dict[str, str]:
     """`{name: dtype name}` (`float32`, `int64`, `string`, ...) of the checkpoint at
     `ckpt_dir_or_file` (TF's format or ours), for `inspect-checkpoint`."""
-    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
         checkpoint as ckpt,
     )
 

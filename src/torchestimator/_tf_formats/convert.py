@@ -16,7 +16,7 @@ __all__ = ["SOURCE_FORMAT", "convert_checkpoint"]
 
 
 def _tf_prefixes(source: str) -> list[str]:
-    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
         checkpoint as ckpt,
     )
 
@@ -56,7 +56,7 @@ def convert_checkpoint(source: str, output_dir: str) -> list[str]:
       ValueError: a TF checkpoint is corrupt (the message names the file and tensor), or
         `output_dir` already holds a checkpoint of the same name.
     """
-    from torchestimator._engine import (  # lazy: upward dependency (_tf_formats → _engine), loaded when used
+    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
         checkpoint as ckpt,
     )
 

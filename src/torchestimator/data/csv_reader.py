@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import torch
 
@@ -69,6 +68,7 @@ def arrow_component(array: pa.Array, default: Any) -> Any:
     if array.null_count:
         if default is REQUIRED:
             raise _MissingRequired
+        import pyarrow.compute as pc  # lazy: heavy (~9 MB, ~0.3 s), only for a column with nulls
 
         array = pc.fill_null(array, pa.scalar(default, array.type))
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):

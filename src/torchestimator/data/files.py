@@ -80,7 +80,7 @@ def match_files(file_pattern: Any, what: str = "file_pattern") -> list[str]:
 
 def _match_url(pattern: str, what: str) -> list[str]:
     """The files (not folders) of a store that `pattern` (a URL, maybe a glob) names."""
-    from torchestimator.io.gfile import (  # lazy: upward dependency (data → io), loaded when used
+    from torchestimator.io.gfile import (  # lazy: io reaches data at load time (folder circle)
         _split,
         _url,
     )

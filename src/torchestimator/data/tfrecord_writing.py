@@ -21,10 +21,10 @@ class TFRecordWriter:
 
     def write(self, dataset: Dataset) -> None:
         """Writes every element of `dataset` (scalar strings: bytes or str) as one record."""
-        from torchestimator.io import (  # lazy: upward dependency (data → io), loaded when used
+        from torchestimator.io import (  # lazy: io reaches data at load time (folder circle)
             TFRecordOptions,
         )
-        from torchestimator.io import (  # lazy: upward dependency (data → io), loaded when used
+        from torchestimator.io import (  # lazy: io reaches data at load time (folder circle)
             TFRecordWriter as Writer,
         )
 

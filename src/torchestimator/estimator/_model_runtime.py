@@ -47,7 +47,7 @@ logger = logging.getLogger("torchestimator")
 
 
 def _takes_input_context(input_fn: Callable) -> bool:
-    from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+    from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
         takes_input_context,
     )
 
@@ -55,7 +55,7 @@ def _takes_input_context(input_fn: Callable) -> bool:
 
 
 def _all_agree(flag: bool) -> bool:
-    from torchestimator.distribute._collectives import (  # lazy: upward dependency (estimator → distribute), loaded when used
+    from torchestimator.distribute._collectives import (  # lazy: distribute reaches estimator at load time (folder circle)
         all_agree,
     )
 
@@ -255,7 +255,7 @@ class ModelRuntime:
         """`parallel` is the `DataParallel` of `config.<field>` ('train_distribute' or
         'eval_distribute') for the block, when it has several replicas (this process then takes
         its role in the cluster: only the chief writes), else None; yields it."""
-        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
             data_parallel,
             implicit_strategy,
         )

@@ -364,7 +364,7 @@ class _TrainingExecutor:
         """Parameter servers do not exist here (variables live with each trainer, and chief and
         workers train synchronously): a `ps` task logs that it is not needed and exits 0, so
         an existing TFJob spec keeps working."""
-        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
             leave_if_ps_task,
         )
 

@@ -231,7 +231,7 @@ class Estimator:
         naming the holder (see `TORCHESTIMATOR_LOCK_WAIT_SECS` to wait instead).
         """
         if self._config.task_type == "ps" and self._config.train_distribute is None:
-            from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (estimator → distribute), loaded when used
+            from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
                 leave_if_ps_task,
             )
 

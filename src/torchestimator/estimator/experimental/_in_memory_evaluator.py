@@ -121,7 +121,7 @@ class InMemoryEvaluatorHook(SessionRunHook):
             if error is not None:
                 raise error
             return
-        from torchestimator.distribute._collectives import (  # lazy: upward dependency (estimator → distribute), loaded when used
+        from torchestimator.distribute._collectives import (  # lazy: distribute reaches estimator at load time (folder circle)
             all_agree,
         )
 

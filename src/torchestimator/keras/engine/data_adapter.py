@@ -454,7 +454,7 @@ def make_data(
                 "`validation_steps`, `steps`, or `pss_evaluation_shards` argument must be provided "
                 "in `Model.fit`, `Model.evaluate`, or `Model.predict`."
             )
-        from torchestimator.distribute._input_context import (  # lazy: upward dependency (keras → distribute), loaded when used
+        from torchestimator.distribute._input_context import (  # lazy: distribute reaches keras at load time (folder circle)
             InputContext,
         )
 

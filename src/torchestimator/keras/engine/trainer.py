@@ -10,12 +10,10 @@ the progress bar reads them.
 from __future__ import annotations
 
 import contextlib
-import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import torch
 
 from torchestimator._engine import loop
@@ -27,6 +25,13 @@ from torchestimator.keras.callbacks import CallbackList
 from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
 from torchestimator.keras.engine._compile_config import serialize_compile_config
 from torchestimator.keras.engine._device_moves import StepPlacement
+from torchestimator.keras.engine._fit_arguments import (
+    concat_outputs,
+    replica_data_type,
+    resolve_verbose,
+    should_validate,
+    strategy_in_scope,
+)
 from torchestimator.keras.engine._jit_compile import compiled_forward as _compiled_forward
 from torchestimator.keras.engine._jit_compile import forget_compiled
 from torchestimator.keras.engine._trainer_methods import BatchMethods, ModelFiles
@@ -50,7 +55,6 @@ from torchestimator.keras.mixed_precision._grad_scaler import (
     loss_scaled_for_float16,
     scaled_torch_step,
 )
-from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
 from torchestimator.keras.utils._spe_tuning import tuner_for
 
 # Keras 2.15 raises "Unexpected result of `train_function` (Empty logs)..." when fit's first
@@ -67,27 +71,6 @@ _EMPTY_EVALUATE = (
     "or metric to report (an empty array, a Dataset that is empty after filter/take/shard, or "
     "a generator that was already consumed). Check the data passed to {what}."
 )
-
-
-def _resolve_verbose(verbose: Any) -> int:
-    if verbose == "auto":
-        return 1 if sys.stdout.isatty() and is_interactive_logging_enabled() else 2
-    if verbose not in (0, 1, 2, True, False):
-        raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}")
-    return int(verbose)
-
-
-def _concat(batches: list) -> Any:
-    first = batches[0]
-    if isinstance(first, torch.Tensor):
-        return torch.cat([b.detach() for b in batches]).cpu().numpy()
-    if isinstance(first, np.ndarray):
-        return np.concatenate(batches)
-    if isinstance(first, dict):
-        return {k: _concat([b[k] for b in batches]) for k in first}
-    if isinstance(first, (list, tuple)):
-        return [_concat([b[i] for b in batches]) for i in range(len(first))]
-    return batches
 
 
 class Trainer(StepPlacement, BatchMethods, ModelFiles):
@@ -180,7 +163,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self._jit_compile = bool(jit_compile)
         forget_compiled(self)
         self._is_compiled = True
-        self._distribute_strategy = _strategy_in_scope()  # `with strategy.scope(): compile(...)`
+        self._distribute_strategy = strategy_in_scope()  # `with strategy.scope(): compile(...)`
 
     def _compiled_output_names(self) -> list[str]:
         outputs = getattr(self, "_nested_outputs", None)
@@ -309,7 +292,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         strategy = getattr(self, "_distribute_strategy", None)
         if strategy is None or strategy.num_replicas_in_sync <= 1:
             return None
-        from torchestimator.distribute._data_parallel import (  # lazy: upward dependency (keras → distribute), loaded when used
+        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches keras at load time (folder circle)
             data_parallel,
         )
 
@@ -406,7 +389,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         if kwargs:
             raise TypeError(f"fit() got unexpected keyword argument(s) {sorted(kwargs)}")
         self._assert_compiled("training/testing")
-        verbose = _resolve_verbose(verbose)
+        verbose = resolve_verbose(verbose)
         queue_args = dict(workers=workers, use_multiprocessing=use_multiprocessing,
                           max_queue_size=max_queue_size)
         data = make_data(x, y, sample_weight, batch_size, steps_per_epoch, shuffle,
@@ -488,7 +471,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
                 if parallel is not None:
                     parallel.sum_metric_state(self.metrics)  # the epoch's metrics over all replicas
                 logs = self._epoch_logs(events.last_outputs)
-                if val_data is not None and _should_validate(epoch, validation_freq):
+                if val_data is not None and should_validate(epoch, validation_freq):
                     val_logs = self._evaluate_data(val_data, device, None, verbose=0,
                                                    what="fit(validation_data=...)")
                     logs.update({f"val_{k}": v for k, v in val_logs.items()})
@@ -523,7 +506,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         if made == 0:
             raise ValueError(_EMPTY_EVALUATE.format(what=what))
         parallel = self._data_parallel()
-        if parallel is not None and isinstance(data, _replica_data_type()):
+        if parallel is not None and isinstance(data, replica_data_type()):
             parallel.sum_metric_state(self.metrics)  # each replica evaluated its part
         logs = self._python_metrics_result()
         if callbacks is not None:
@@ -550,7 +533,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         if kwargs:
             raise TypeError(f"evaluate() got unexpected keyword argument(s) {sorted(kwargs)}")
         self._assert_compiled("evaluating")
-        verbose = _resolve_verbose(verbose)
+        verbose = resolve_verbose(verbose)
         data = make_data(x, y, sample_weight, batch_size, steps, workers=workers,
                          use_multiprocessing=use_multiprocessing, max_queue_size=max_queue_size)
         parallel = self._data_parallel()
@@ -573,7 +556,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         use_multiprocessing: bool = False,
     ) -> Any:
         """Returns the model's outputs for `x` as numpy arrays, in the structure of the outputs."""
-        verbose = _resolve_verbose(verbose)
+        verbose = resolve_verbose(verbose)
         data = make_data(x, None, None, batch_size, steps, workers=workers,
                          use_multiprocessing=use_multiprocessing, max_queue_size=max_queue_size)
         device = self._place()
@@ -593,29 +576,4 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         cbs.on_predict_end()
         if not outputs:
             raise ValueError("predict() received no data: the input is empty.")
-        return _concat(outputs)
-
-
-def _strategy_in_scope() -> Any:
-    """The strategy whose scope is open (None outside every `strategy.scope()`)."""
-    from torchestimator.distribute import (  # lazy: upward dependency (keras → distribute), loaded when used
-        _strategy,
-    )
-
-    return _strategy.get_strategy() if _strategy.has_strategy() else None
-
-
-def _replica_data_type() -> type:
-    from torchestimator.distribute._keras_replicas import (  # lazy: upward dependency (keras → distribute), loaded when used
-        ReplicaData,
-    )
-
-    return ReplicaData
-
-
-def _should_validate(epoch: int, validation_freq: Any) -> bool:
-    if isinstance(validation_freq, int):
-        if validation_freq < 1:
-            raise ValueError(f"validation_freq must be >= 1; received {validation_freq}")
-        return (epoch + 1) % validation_freq == 0
-    return (epoch + 1) in validation_freq
+        return concat_outputs(outputs)

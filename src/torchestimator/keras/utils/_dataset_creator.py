@@ -21,7 +21,7 @@ class DatasetCreator:
     """
 
     def __init__(self, dataset_fn: Callable[..., Any], input_options: Any = None) -> None:
-        from torchestimator.distribute._input_context import (  # lazy: upward dependency (keras → distribute), loaded when used
+        from torchestimator.distribute._input_context import (  # lazy: distribute reaches keras at load time (folder circle)
             InputOptions,
         )
 
