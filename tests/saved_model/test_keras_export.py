@@ -82,3 +82,21 @@ def test_export_replaces_an_earlier_export_and_refuses_a_foreign_directory(tmp_p
     with pytest.raises(ValueError, match="non-empty directory that holds no export"):
         model.export(str(foreign))
     assert (foreign / "notes.txt").read_text() == "keep me"
+
+
+def test_an_unbuilt_subclassed_model_is_refused_naming_each_entry_points_argument(tmp_path):
+    class Subclassed(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    with pytest.raises(ValueError, match=r"no known inputs.*pass signatures=tf.TensorSpec"):
+        tf.saved_model.save(Subclassed(), str(tmp_path / "a"))
+    with pytest.raises(ValueError, match=r"no known inputs.*pass input_signature=tf.TensorSpec"):
+        Subclassed().export(str(tmp_path / "b"))
+    model = Subclassed()
+    tf.saved_model.save(model, str(tmp_path / "c"), signatures=tf.TensorSpec((None, 3), tf.float32))
+    assert tf.saved_model.load(str(tmp_path / "c")) is not None

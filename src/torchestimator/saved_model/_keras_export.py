@@ -21,7 +21,8 @@ from torchestimator.saved_model._export_output import PredictOutput
 from torchestimator.saved_model._receiver_spec import RAW, ReceiverSpec
 
 
-def _specs(model: Any, input_signature: Any) -> tuple[dict[str, TensorSpec], str]:
+def _specs(model: Any, input_signature: Any,
+           argument: str = "input_signature") -> tuple[dict[str, TensorSpec], str]:
     """The inputs by name and how the model takes them: 'single', 'list' or 'dict'."""
     if input_signature is not None:
         if isinstance(input_signature, TensorSpec):
@@ -31,17 +32,17 @@ def _specs(model: Any, input_signature: Any) -> tuple[dict[str, TensorSpec], str
             return dict(input_signature), "dict"
         if isinstance(input_signature, (list, tuple)) and all(isinstance(s, TensorSpec) for s in input_signature):
             if len(input_signature) == 1 and isinstance(input_signature[0], TensorSpec):
-                return _specs(model, input_signature[0])
+                return _specs(model, input_signature[0], argument)
             return {s.name or f"input_{i + 1}": s for i, s in enumerate(input_signature)}, "list"
         raise ValueError(
-            "input_signature must be a tf.TensorSpec, a list of them, or a dict of name -> "
+            f"{argument} must be a tf.TensorSpec, a list of them, or a dict of name -> "
             f"tf.TensorSpec; got {input_signature!r:.200}"
         )
     inputs = list(getattr(model, "inputs", None) or [])
     if not inputs:
         raise ValueError(
             f"Model {getattr(model, 'name', model)!r} has no known inputs (a subclassed model, or one "
-            "never built on tf.keras.Input): pass input_signature=tf.TensorSpec(shape, dtype) (or a "
+            f"never built on tf.keras.Input): pass {argument}=tf.TensorSpec(shape, dtype) (or a "
             "list, or a dict of feature name -> TensorSpec for a feature-column model)."
         )
     names = list(model.input_names)
@@ -49,10 +50,12 @@ def _specs(model: Any, input_signature: Any) -> tuple[dict[str, TensorSpec], str
     return specs, "single" if len(inputs) == 1 else "list"
 
 
-def export_keras_model(model: Any, filepath: str | os.PathLike, input_signature: Any = None) -> str:
+def export_keras_model(model: Any, filepath: str | os.PathLike, input_signature: Any = None,
+                       argument: str = "input_signature") -> str:
     """Writes `model` as an export at `filepath` (replacing an earlier export there); returns
-    the directory."""
-    specs, layout = _specs(model, input_signature)
+    the directory. `argument` names `input_signature` in errors (`signatures` for
+    `tf.saved_model.save`)."""
+    specs, layout = _specs(model, input_signature, argument)
     names = list(specs)
     receiver = ReceiverSpec(RAW, {n: TensorSpec(s.shape, s.dtype, n) for n, s in specs.items()},
                             feature_sources={n: n for n in names})
@@ -96,4 +99,4 @@ def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None, option
             f"tf.saved_model.save exports Keras models (and other torch modules called on "
             f"tensors); got {type(obj).__name__}. Estimators export with export_saved_model."
         )
-    export_keras_model(obj, export_dir, signatures)
+    export_keras_model(obj, export_dir, signatures, "signatures")
