@@ -160,6 +160,9 @@ class ArrayData:
     """In-memory `(x, y, sample_weight)` batched by index; `steps` batches an epoch."""
 
     ran_out = False  # arrays never run out (`IterableData.ran_out`)
+    # each batch is `(x,)` of an `x` given alone (not as a tuple): Keras hands an overridden
+    # train/test/predict step that `x` itself (set by `make_data`)
+    single_x = False
 
     def __init__(self, x: Any, y: Any, sample_weight: Any, batch_size: int, shuffle: bool):
         self.x = nest.map_structure(lambda v: _to_array(v, "x"), _normalize(x))
@@ -271,6 +274,10 @@ class IterableData:
     warning is logged: `fit` stops after that epoch (it does not start the input again).
     """
 
+    # the last batch was an element that is not a tuple or list, as `(x,)`: Keras hands an
+    # overridden train/test/predict step that element itself (see `ArrayData.single_x`)
+    single_x = False
+
     def __init__(self, source: Any, steps: int | None, epochs: int = 1):
         self.source = source
         self.steps = steps
@@ -339,7 +346,12 @@ class IterableData:
             produced += 1
             if produced <= skip:
                 continue
-            yield element if isinstance(element, tuple) else _as_batch(element)
+            if isinstance(element, tuple):
+                self.single_x = False
+                yield element
+            else:
+                self.single_x = not isinstance(element, list)
+                yield _as_batch(element)
 
 
 class SequenceData(IterableData):
@@ -383,6 +395,7 @@ class SequenceData(IterableData):
             items = (sequence[index] for index in indices)
         try:
             for item in items:
+                self.single_x = not isinstance(item, (tuple, list))
                 yield _as_batch(item)
         except GeneratorExit:
             items.close()  # the workers are done before `on_epoch_end` changes the Sequence
@@ -476,6 +489,7 @@ def make_data(
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
         raise ValueError(f"batch_size must be a positive integer; received {batch_size!r}")
     data = ArrayData(x, y, sample_weight, batch_size or 32, shuffle)
+    data.single_x = y is None and sample_weight is None and not isinstance(x, tuple)
     if steps is not None:
         data.steps = min(data.steps, steps)
     return data

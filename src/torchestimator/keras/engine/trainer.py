@@ -261,6 +261,20 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
             return to_python_logs(last_outputs)
         return logs
 
+    def _step_of(self, step: Any, default: Any, data: Any) -> Any:
+        """`step` as the loop calls it: an overridden train/test/predict step gets `x` itself,
+        not `(x,)`, for an `x` given alone (as Keras 2.15's: `data` is the images of an
+        autoencoder's `train_step`); the default steps unpack either."""
+        if getattr(type(self), step.__name__) is default:
+            return step
+
+        def call(batch: Any) -> Any:
+            if type(batch) is tuple and len(batch) == 1 and getattr(data, "single_x", False):
+                return step(batch[0])
+            return step(batch)
+
+        return call
+
     # ------------------------------------------------------------------ steps
     def _forward(self, x: Any, training: bool) -> Any:
         """`self(x, training=training)` (through `torch.compile` with `jit_compile=True`), under
@@ -431,7 +445,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         events = _CallbackEvents(self, cbs, "train", self._steps_per_execution,
                                  tuned=tuner.steps_per_execution if tuner is not None else None,
                                  steps=data.steps)
-        train_fn = self.train_step
+        train_fn = self._step_of(self.train_step, Trainer.train_step, data)
         if class_weight:
             def train_fn(batch: Any, _step=self.train_step) -> dict:
                 bx, by, bsw = unpack_x_y_sample_weight(batch)
@@ -502,7 +516,8 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         if callbacks is not None:
             callbacks.on_test_begin()
         with self._mixed_precision(device):
-            made = loop.run_steps(self.test_step, data, events, device=device, grad_enabled=False)
+            made = loop.run_steps(self._step_of(self.test_step, Trainer.test_step, data), data,
+                                  events, device=device, grad_enabled=False)
         if made == 0:
             raise ValueError(_EMPTY_EVALUATE.format(what=what))
         parallel = self._data_parallel()
@@ -564,8 +579,10 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self.eval()
         outputs: list = []
 
+        predict_step = self._step_of(self.predict_step, Trainer.predict_step, data)
+
         def step(batch: Any) -> Any:
-            out = self.predict_step(batch)
+            out = predict_step(batch)
             outputs.append(out)
             return {"outputs": out}
 
