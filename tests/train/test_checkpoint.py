@@ -398,3 +398,22 @@ def test_legacy_slots_restored_when_the_optimizer_builds(tmp_path):
     status.assert_consumed()
     for a, b in zip(dense.get_weights(), source.d.get_weights()):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_a_checkpoint_of_plain_variables_never_imports_keras(tmp_path):
+    """`train` sits below `keras` (the layers contract): Keras registers its classes with the
+    object graph when it loads, so a checkpoint without Keras objects does not load Keras."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torchestimator as tf\n"
+        "ckpt = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0]), step=tf.Variable(3))\n"
+        f"path = ckpt.save({str(tmp_path / 'ckpt')!r})\n"
+        "restored = tf.train.Checkpoint(v=tf.Variable([0.0, 0.0]), step=tf.Variable(0))\n"
+        "restored.restore(path)\n"
+        "print(restored.v.numpy().tolist(), int(restored.step),\n"
+        "      any(m.startswith('torchestimator.keras') for m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[1.0,", "2.0]", "3", "False"]

@@ -62,18 +62,24 @@ def escape(name: str) -> str:
     return name.replace(".", "..").replace("/", ".S")
 
 
-def _classes() -> tuple[type, type, type]:
-    from torchestimator.keras.engine.base_layer import (  # lazy: heavy (torchestimator.keras.engine.base_layer, 1879 ms)
-        Layer,
-    )
-    from torchestimator.keras.engine.functional import (  # lazy: heavy (torchestimator.keras.engine.functional, 1676 ms)
-        Functional,
-    )
-    from torchestimator.keras.optimizers.optimizer import (  # lazy: heavy (torchestimator.keras.optimizers.optimizer, 4016 ms)
-        Optimizer,
-    )
+class _NoKerasClass:
+    """Stands for a Keras class while Keras is not imported (no object can be an instance)."""
 
-    return Layer, Functional, Optimizer
+
+#: Keras' `Layer`, `Functional` and `Optimizer`, registered by those modules when they load
+#: (Keras sits above `train`: the object graph names their slots without importing Keras).
+KERAS_CLASSES: dict[str, type] = {}
+
+
+def register_keras_class(role: str, cls: type) -> None:
+    """Called by Keras when `cls` loads: the class of `role` ('layer', 'functional' or
+    'optimizer') whose objects the object graph walks as Keras does."""
+    KERAS_CLASSES[role] = cls
+
+
+def _classes() -> tuple[type, type, type]:
+    return (KERAS_CLASSES.get("layer", _NoKerasClass), KERAS_CLASSES.get("functional", _NoKerasClass),
+            KERAS_CLASSES.get("optimizer", _NoKerasClass))
 
 
 class Value:

@@ -83,6 +83,7 @@ from torchestimator.keras.engine.layer_utils import (
 )
 from torchestimator.keras.mixed_precision._policy import global_policy_name
 from torchestimator.keras.saving._registry import register_builtin
+from torchestimator.train._object_graph import register_keras_class
 
 _NO_INPUTS: Any = object()  # `forward()` called without positional inputs
 
@@ -448,3 +449,6 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
 
     def extra_repr(self) -> str:
         return f"name={self.name}"
+
+
+register_keras_class("layer", Layer)  # the object graph of tf.train.Checkpoint walks it

@@ -36,6 +36,7 @@ from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.layer_utils import register_children
 from torchestimator.keras.engine.model import Model
 from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
+from torchestimator.train._object_graph import register_keras_class
 
 
 class Functional(Model):
@@ -435,3 +436,6 @@ def _structure_kind(value: Any) -> str:
         return "dict"
     return "list"
 
+
+
+register_keras_class("functional", Functional)  # the object graph of tf.train.Checkpoint walks it

@@ -34,6 +34,7 @@ from torchestimator.keras.optimizers._kernel import TorchKernel, dense_grads
 from torchestimator.keras.optimizers._learning_rate import LearningRateMixin
 from torchestimator.keras.optimizers._minimize import MinimizeMixin
 from torchestimator.keras.optimizers._values import IterationsValue
+from torchestimator.train._object_graph import register_keras_class
 
 _LEGACY_ONLY_KWARGS = ("decay", "gradient_aggregator", "gradient_transformers")
 
@@ -552,3 +553,6 @@ class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, 
                 index = self._index_dict.get(id(v))
                 if index is not None:
                     v.copy_(self._ema[index])
+
+
+register_keras_class("optimizer", Optimizer)  # the object graph of tf.train.Checkpoint walks it
