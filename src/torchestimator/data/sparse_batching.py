@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, dtype_name
+from torchestimator._ops.creation._tensor_shape import _shape_arg
 from torchestimator._ragged._ops import stack_rows
 from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator._sparse_tensor import SparseTensor
@@ -150,24 +151,6 @@ class SparseBatchDataset(CompositeBatchDataset):
         return TensorSpec(None if batched is None else tuple(batched), s.dtype)
 
 
-def _row_shape(row_shape: Any) -> list[int]:
-    """`row_shape` (a TensorShape, list or int64 vector) as a list of non-negative ints."""
-    dims = getattr(row_shape, "as_list", None)
-    values = dims() if callable(dims) else row_shape
-    if isinstance(values, torch.Tensor | np.ndarray):
-        values = values.tolist()
-    if isinstance(values, int):
-        values = [values]
-    out = []
-    for d in list(values):
-        d = getattr(d, "value", d)
-        if d is None or int(d) < 0:
-            raise ValueError(f"sparse_batch: row_shape must hold non-negative sizes, the dense "
-                             f"shape of one row; received row_shape={list(values)}")
-        out.append(int(d))
-    return out
-
-
 def dense_rows_to_sparse(elements: list, row_shape: list[int]) -> SparseTensor:
     """One SparseTensor of dense shape [len(elements), *row_shape] holding every entry of each
     element (TF's `sparse_batch`: zeros too); element i's entries are prefixed by i."""
@@ -209,7 +192,7 @@ class DenseToSparseBatchDataset(CompositeBatchDataset):
                             "have a single component, but the given dataset has the following "
                             f"component types: ({types}).")
         super().__init__(input_dataset, batch_size, False)
-        self._row_shape = _row_shape(row_shape)
+        self._row_shape = list(_shape_arg(row_shape, "sparse_batch(row_shape)"))
 
     def _stackers(self) -> list[Stacker | None]:
         return [(dense_rows_to_sparse, self._row_shape)]
