@@ -5,13 +5,11 @@ temporary directory, so `get_file` finds the files cached and downloads nothing.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
+from _runner import EXAMPLES, run_example
 from _synthetic import (
     write_cats_and_dogs_zip,
     write_flower_archive,
@@ -22,22 +20,10 @@ from _synthetic import (
     write_petfinder_zip,
 )
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
-
 
 def _run(name: str, tmp_path: pathlib.Path, timeout: int = 300, prelude: str = "") -> str:
     """Runs examples/`name` in its own process; `prelude` (Python) runs first in that process."""
-    env = {**os.environ, "HOME": str(tmp_path), "KERAS_HOME": str(tmp_path / ".keras"),
-           "TMPDIR": str(tmp_path), "TORCHESTIMATOR_PROGRESS": "0"}
-    command = [sys.executable, str(EXAMPLES / name)]
-    if prelude:
-        command = [sys.executable, "-c", prelude + "\nimport runpy, sys\n"
-                   f"sys.argv = [{str(EXAMPLES / name)!r}]\n"
-                   f"runpy.run_path({str(EXAMPLES / name)!r}, run_name='__main__')\n"]
-    result = subprocess.run(command, cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    return result.stdout
+    return run_example(EXAMPLES / name, tmp_path, timeout, prelude)
 
 
 def test_premade_estimator_guide(tmp_path):

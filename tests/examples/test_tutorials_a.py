@@ -5,28 +5,21 @@ also asserts the shapes and keys TF 2.15 gives (checked against tensorflow-cpu 2
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
+from _runner import EXAMPLES, run_example
 
-TUTORIALS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tutorials"
+TUTORIALS = EXAMPLES / "tutorials"
 
 
 def _run(name: str, tmp_path: pathlib.Path, timeout: int = 900, **env_extra: str) -> str:
     """Runs examples/tutorials/`name`; returns its standard output (the test fails, showing
     both streams, unless it exits 0 and prints OK last)."""
-    env = {**os.environ, "HOME": str(tmp_path), "KERAS_HOME": str(tmp_path / ".keras"),
-           "TMPDIR": str(tmp_path), "TORCHESTIMATOR_PROGRESS": "0", "MPLBACKEND": "Agg",
-           **env_extra}
-    result = subprocess.run([sys.executable, str(TUTORIALS / name)], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    assert result.stdout.rstrip().endswith("OK"), result.stdout[-2000:]
-    return result.stdout
+    out = run_example(TUTORIALS / name, tmp_path, timeout, **env_extra)
+    assert out.rstrip().endswith("OK"), out[-2000:]
+    return out
 
 
 def test_load_csv(tmp_path):

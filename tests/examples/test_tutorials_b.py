@@ -7,23 +7,17 @@ from __future__ import annotations
 import os
 import pathlib
 import re
-import subprocess
-import sys
 
 import pytest
+from _runner import EXAMPLES, run_example
 
-TUTORIALS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tutorials"
+TUTORIALS = EXAMPLES / "tutorials"
 
 
 def _run(name: str, tmp_path: pathlib.Path, timeout: int = 600) -> str:
     """Runs examples/tutorials/`name`; returns its standard output (the test fails, showing
     both streams, unless it exits 0)."""
-    env = {**os.environ, "HOME": str(tmp_path), "KERAS_HOME": str(tmp_path / ".keras"),
-           "TMPDIR": str(tmp_path), "TORCHESTIMATOR_PROGRESS": "0"}
-    result = subprocess.run([sys.executable, str(TUTORIALS / name)], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=timeout)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    return result.stdout
+    return run_example(TUTORIALS / name, tmp_path, timeout)
 
 
 def test_custom_training_walkthrough(tmp_path):
