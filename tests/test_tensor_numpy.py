@@ -49,6 +49,20 @@ def test_reading_shares_memory_and_leaves_autograd_alone():
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
 
 
+def test_a_scalar_reads_as_a_numpy_scalar_and_asarray_stays_an_array():
+    # TF 2.15: tf.constant(3.0).numpy() is np.float32(3.0), not a 0-d ndarray;
+    # np.asarray(t) is a 0-d ndarray
+    value = tf.constant(3.0).numpy()
+    assert type(value) is np.float32 and value == 3.0
+    assert type(tf.reduce_sum(tf.ones((2, 2), dtype=tf.int32)).numpy()) is np.int32
+    assert type(tf.Variable(2.0).numpy()) is np.float32
+    array = np.asarray(tf.constant(3.0))
+    assert isinstance(array, np.ndarray) and array.shape == ()
+    assert np.asarray(tf.constant(3.0), dtype=np.float64).dtype == np.float64
+    assert type(tf.constant([1.0]).numpy()) is np.ndarray
+    assert np.mean(tf.constant([1.0, 3.0])) == 2.0
+
+
 def test_a_tensor_torch_accepts_is_torchs_answer():
     t = torch.arange(4)
     array = t.numpy()

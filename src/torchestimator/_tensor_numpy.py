@@ -51,13 +51,27 @@ _TORCH_NUMPY = torch.Tensor.numpy
 _OPT_OUT = "TORCHESTIMATOR_TORCH_NUMPY"
 
 
-def _numpy(self: torch.Tensor, *, force: bool = False) -> np.ndarray:
-    """Returns the tensor as a NumPy ndarray (TensorFlow's `Tensor.numpy()`): shares memory
-    with a CPU tensor, detached from autograd when it records; a copy on the host for a tensor
-    on another device. `force=True` is torch's keyword and does the same."""
+def _ndarray(self: torch.Tensor, *, force: bool = False) -> np.ndarray:
+    """The tensor as a NumPy ndarray: shares memory with a CPU tensor, detached from autograd
+    when it records; a copy on the host for a tensor on another device."""
     if not force and (self.requires_grad or not self.is_cpu):
         force = True
     return _TORCH_NUMPY(self, force=force)
+
+
+def _numpy(self: torch.Tensor, *, force: bool = False) -> Any:
+    """Returns the tensor's value as NumPy (TensorFlow's `Tensor.numpy()`): a NumPy scalar
+    (`np.float32(3.0)`) for a 0-d tensor, else an ndarray that shares memory with a CPU tensor;
+    a host copy for a tensor on another device. `force=True` is torch's keyword and does the
+    same."""
+    array = _ndarray(self, force=force)
+    return array[()] if array.ndim == 0 else array
+
+
+def _array(self: torch.Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    """`np.asarray(tensor)`: always an ndarray (0-d for a scalar), a host copy off the CPU."""
+    array = _ndarray(self)
+    return array if dtype is None else array.astype(dtype, copy=False)
 
 
 def _set_shape(self: torch.Tensor, shape: Any) -> None:
@@ -89,7 +103,7 @@ def _as_array(value: Any) -> Any:
     """`value` with its tensors (also inside lists and tuples, as `np.concatenate([a, b])` and
     `np.stack` take them) read as NumPy arrays."""
     if isinstance(value, torch.Tensor):
-        return _numpy(value)
+        return _ndarray(value)
     if type(value) in (list, tuple) and any(isinstance(v, (torch.Tensor, list, tuple)) for v in value):
         return type(value)(_as_array(v) for v in value)
     return value
@@ -147,6 +161,7 @@ def install() -> None:
     if os.environ.get(_OPT_OUT, "").strip().lower() in ("1", "true", "yes"):
         return
     torch.Tensor.numpy = _numpy  # type: ignore[method-assign]
+    torch.Tensor.__array__ = _array  # type: ignore[method-assign]
     torch.Tensor.__array_function__ = _array_function  # type: ignore[attr-defined]
     for name, method in (("set_shape", _set_shape), ("get_shape", _get_shape)):
         if getattr(torch.Tensor, name, method) is method:  # torch's own would win
