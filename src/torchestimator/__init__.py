@@ -104,8 +104,8 @@ _API_EXTRAS = {
     "random_index_shuffle": "torchestimator._random_index_shuffle",
     **dict.fromkeys(("IndexedSlices", "IndexedSlicesSpec"), "torchestimator._indexed_slices"),
     **dict.fromkeys(("TensorArray", "TensorArraySpec"), "torchestimator._tensor_array"),
-    **dict.fromkeys(("TypeSpec", "SparseTensorSpec", "OptionalSpec", "type_spec_from_value"),
-                    "torchestimator._type_spec"),
+    **dict.fromkeys(("TypeSpec", "SparseTensorSpec", "type_spec_from_value"), "torchestimator._type_spec"),
+    "OptionalSpec": "torchestimator.data.optional",  # registers the Optional value type with it
     **dict.fromkeys(("qint8", "qint16", "qint32", "quint8", "quint16", "resource", "variant"),
                     "torchestimator._dtypes"),
     **dict.fromkeys(("extract_volume_patches", "matrix_square_root"),

@@ -14,15 +14,20 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator._tensor_conversion import convert_to_tensor
+from torchestimator._tensor_shape import TensorShape, as_shape
+
+#: The value class of each spec class whose value type lives in an upper layer, registered by
+#: that layer when it loads (`register_value_type`); e.g. `torchestimator.data.optional`
+#: registers `OptionalSpec -> tf.experimental.Optional`.
+_VALUE_TYPES: dict[type, type] = {}
 
 
-def as_shape(shape: Any) -> Any:
-    """A `tf.TensorShape` of `shape` (None: unknown rank)."""
-    from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _type_spec at load time (folder circle)
-        TensorShape,
-    )
-
-    return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+def register_value_type(spec_type: type, value_type: type) -> None:
+    """Records `value_type` as the `value_type` of `spec_type` (for spec classes defined here
+    whose values are defined in an upper layer, which calls this when its module loads).
+    Values tell `type_spec_from_value` their spec through their own `_type_spec` property."""
+    _VALUE_TYPES[spec_type] = value_type
 
 
 def _dtype_repr(dtype: Any) -> str:
@@ -99,10 +104,6 @@ _NO_COMMON = object()
 
 
 def _is_shape(value: Any) -> bool:
-    from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _type_spec at load time (folder circle)
-        TensorShape,
-    )
-
     return isinstance(value, TensorShape)
 
 
@@ -181,12 +182,13 @@ class OptionalSpec(TypeSpec):
 
     @property
     def value_type(self) -> type:
-        """`tf.experimental.Optional`."""
-        from torchestimator.data.optional import (  # lazy: data reaches _type_spec at load time (folder circle)
-            Optional,
-        )
-
-        return Optional
+        """`tf.experimental.Optional` (registered by `torchestimator.data.optional` when it loads)."""
+        value_type = _VALUE_TYPES.get(OptionalSpec)
+        if value_type is None:
+            raise RuntimeError(
+                "OptionalSpec.value_type is tf.experimental.Optional, which is not loaded yet: "
+                "use tf.experimental.Optional (or import torchestimator.data) first.")
+        return value_type
 
     @property
     def element_spec(self) -> Any:
@@ -213,36 +215,16 @@ def type_spec_from_value(value: Any) -> TypeSpec:
     """Returns a `tf.TypeSpec` that represents the given `value` (TF's
     `tf.type_spec_from_value`): a `TensorSpec` for a tensor or anything convertible to one, a
     `SparseTensorSpec`, `RaggedTensorSpec`, `IndexedSlicesSpec`, `TensorArraySpec`,
-    `OptionalSpec` (or the value's own `_type_spec`)."""
-    from torchestimator.data.optional import (  # lazy: data reaches _type_spec at load time (folder circle)
-        Optional,
-    )
-
+    `OptionalSpec` (the last four from the value's own `_type_spec`)."""
     if isinstance(value, TypeSpec):
         raise TypeError(f"type_spec_from_value expects a value, got the spec {value!r}.")
     if isinstance(value, torch.Tensor):
         return TensorSpec(tuple(value.shape), value.dtype)
     if isinstance(value, SparseTensor):
         return SparseTensorSpec.from_value(value)
-    if isinstance(value, Optional):
-        return OptionalSpec.from_value(value)
-    from torchestimator._ragged._tensor import (  # lazy: _ragged reaches _type_spec at load time (folder circle)
-        RaggedTensor,
-    )
-
-    if isinstance(value, RaggedTensor):
-        from torchestimator._ragged._spec import (  # lazy: _ragged._spec imports this module at load time
-            RaggedTensorSpec,
-        )
-
-        return RaggedTensorSpec.from_value(value)
     spec = getattr(value, "_type_spec", None)
     if isinstance(spec, TypeSpec):
         return spec
-    from torchestimator._ops.convert import (  # lazy: _ops reaches _type_spec at load time (folder circle)
-        convert_to_tensor,
-    )
-
     try:
         tensor = convert_to_tensor(value)
     except (TypeError, ValueError):

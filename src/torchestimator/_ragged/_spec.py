@@ -9,6 +9,7 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._ragged import _values as V
 from torchestimator._ragged._tensor import RaggedTensor
+from torchestimator._tensor_shape import TensorShape, as_shape
 from torchestimator._type_spec import TypeSpec
 
 
@@ -22,11 +23,6 @@ class RaggedTensorSpec(TypeSpec):
 
     def __init__(self, shape: Any = None, dtype: Any = torch.float32, ragged_rank: int | None = None,
                  row_splits_dtype: Any = torch.int64, flat_values_spec: Any = None):
-        from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _ragged at load time (folder circle)
-            TensorShape,
-            as_shape,
-        )
-
         if flat_values_spec is not None:
             dtype = flat_values_spec.dtype
         self._shape = TensorShape(None) if shape is None else as_shape(shape)

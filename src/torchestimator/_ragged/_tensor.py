@@ -20,6 +20,7 @@ from torchestimator._ragged import _values as V
 from torchestimator._ragged._indexing import RaggedIndexing
 from torchestimator._ragged._math import RaggedMath
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator._tensor_shape import TensorShape
 from torchestimator.errors import InvalidArgumentError
 
 
@@ -308,10 +309,6 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
     @property
     def shape(self) -> Any:
         """The statically known shape: a `TensorShape` with None for each ragged dimension."""
-        from torchestimator._ops.creation._tensor_shape import (  # lazy: _ops reaches _ragged at load time (folder circle)
-            TensorShape,
-        )
-
         return TensorShape(self._static_shape())
 
     def _static_shape(self) -> list:
@@ -322,6 +319,15 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
     def get_shape(self) -> Any:
         """The same as `shape`."""
         return self.shape
+
+    @property
+    def _type_spec(self) -> Any:
+        """The `tf.RaggedTensorSpec` of this value (what `tf.type_spec_from_value` returns)."""
+        from torchestimator._ragged._spec import (  # lazy: _ragged._spec imports this module at load time
+            RaggedTensorSpec,
+        )
+
+        return RaggedTensorSpec.from_value(self)
 
     @property
     def ndim(self) -> int:

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._tensor_conversion import convert_to_tensor
 from torchestimator.errors import InvalidArgumentError
 
 SPLITS_DTYPES = (torch.int64, torch.int32)
@@ -24,10 +25,6 @@ def is_strings(values: Any) -> bool:
 
 def to_flat(values: Any, dtype: Any = None, name: str = "values") -> Any:
     """`values` as a torch tensor, or a numpy object array for strings (cast to `dtype`)."""
-    from torchestimator._ops.convert import (  # lazy: _ops reaches _ragged at load time (folder circle)
-        convert_to_tensor,
-    )
-
     want = None if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(values, torch.Tensor):
         return values if want is None or want is values.dtype else values.to(want)

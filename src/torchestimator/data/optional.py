@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from torchestimator import errors
+from torchestimator._type_spec import OptionalSpec, register_value_type
 from torchestimator.data.structure import spec_of, to_structure
 
 
@@ -37,6 +38,11 @@ class Optional:
         """The spec of the value this optional holds (or would hold)."""
         return self._spec
 
+    @property
+    def _type_spec(self) -> OptionalSpec:
+        """The `tf.OptionalSpec` of this optional (what `tf.type_spec_from_value` returns)."""
+        return OptionalSpec.from_value(self)
+
     def has_value(self, name: str | None = None) -> torch.Tensor:
         """True when a value is present (a bool scalar)."""
         return torch.tensor(self._present)
@@ -49,6 +55,9 @@ class Optional:
 
     def __repr__(self) -> str:
         return f"Optional(has_value={self._present}, element_spec={self._spec!r})"
+
+
+register_value_type(OptionalSpec, Optional)  # OptionalSpec.value_type (defined below data)
 
 
 def get_next_as_optional(iterator: Any) -> Optional:
