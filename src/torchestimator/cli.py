@@ -39,16 +39,17 @@ def _inspect_checkpoint(args: argparse.Namespace) -> int:
         load_variable,
     )
 
+    # loading _tf_formats registers TensorFlow's checkpoint format with _engine.checkpoint
+    from torchestimator._tf_formats.checkpoint_reader import (  # lazy: heavy (torchestimator._tf_formats.checkpoint_reader, 96 ms)
+        dtype_names,
+    )
+
     try:
         if args.tensor:
             value = load_variable(args.path, args.tensor)
             with np.printoptions(threshold=args.summarize, edgeitems=3):
                 print(f"tensor_name:  {args.tensor}\n{value}")
             return 0
-        from torchestimator._tf_formats.checkpoint_reader import (  # lazy: heavy (torchestimator._tf_formats.checkpoint_reader, 96 ms)
-            dtype_names,
-        )
-
         dtypes = dtype_names(args.path)  # TF's or our format
         for name, shape in list_variables(args.path):
             print(f"{name} ({','.join(str(d) for d in shape)}) {dtypes.get(name, '')}".rstrip())

@@ -55,3 +55,19 @@ def test_inspect_checkpoint_of_a_missing_dir_names_it(tmp_path, capsys):
     missing = tmp_path / "nowhere"
     assert main(["inspect-checkpoint", str(missing)]) == 1
     assert str(missing) in capsys.readouterr().err
+
+
+def test_inspect_checkpoint_prints_a_tensor_of_a_tensorflow_checkpoint_in_a_fresh_process():
+    # `--tensor` reads TF's own format through _engine.checkpoint: the TF reader must be
+    # registered even when nothing else in the process has loaded _tf_formats
+    import os
+
+    prefix = os.path.join(os.path.dirname(__file__), "..", "migration", "fixtures", "formats",
+                          "object", "ckpt-1")
+    name = "model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE"
+    run = subprocess.run([sys.executable, "-m", "torchestimator", "inspect-checkpoint", prefix,
+                          "--tensor", name], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert f"tensor_name:  {name}" in run.stdout
+    expected = np.load(os.path.join(os.path.dirname(prefix), "values.npz"))["model/dense/bias:0"]
+    assert str(np.asarray(expected, dtype=np.float32)) in run.stdout

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine.backward import backward
+from torchestimator._engine.device_scope import scoped_device
 from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
 
 _DONE = object()  # what the loop's generator gives when it has ended
@@ -40,10 +41,6 @@ def default_device() -> torch.device:
     """The device training runs on: the innermost open `tf.device` block's (e.g. `with
     tf.device('/CPU:0'): model.fit(...)`), else `$TORCHESTIMATOR_DEVICE` if set, else CUDA when
     available, else CPU."""
-    from torchestimator._ops.control_ops._context import (  # lazy: _ops.control_ops._context imports this module at load time
-        scoped_device,
-    )
-
     scoped = scoped_device()
     if scoped is not None:
         return scoped

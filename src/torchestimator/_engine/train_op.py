@@ -167,6 +167,22 @@ def _no_grad_error() -> None:
     )
 
 
+class NoOp(TrainOp):
+    """An operation with nothing left to do: what `tf.no_op()` returns, and `tf.group` of ops
+    that already ran eagerly (`var.assign_add(1)`). An `EstimatorSpec` accepts it as
+    `train_op` (a step that does nothing more)."""
+
+    def __init__(self, name: str | None = None):
+        super().__init__([])
+        self.name = name or "NoOp"
+
+    def run(self, resolved_vars: dict | None = None) -> None:
+        """Does nothing: the ops it stands for already ran."""
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self.name}' type=NoOp>"
+
+
 def group(*ops: Any) -> TrainOp:
     """Combines train ops (as `tf.group`) so that one step runs all of them.
 
@@ -177,10 +193,6 @@ def group(*ops: Any) -> TrainOp:
     entries = _group_entries(ops)
     if entries:
         return TrainOp(entries)
-    from torchestimator._ops.control_ops import (  # lazy: _ops.control_ops imports this module at load time
-        NoOp,
-    )
-
     return NoOp()
 
 

@@ -6,3 +6,5 @@
 * `convert`: a TF model_dir written once in our checkpoint format.
 * `keras_h5`: Keras 2 HDF5 weight files.
 """
+
+from torchestimator._tf_formats import engine_hooks  # noqa: F401 - registers TF's checkpoint format with _engine.checkpoint (its foreign formats)

@@ -1,6 +1,10 @@
 """What `_engine.checkpoint` calls when a checkpoint prefix names a TensorFlow checkpoint: the
 same answers as for our format (metadata, `{name: torch.Tensor}`, names and shapes, one value),
-read from TF's tensor bundle."""
+read from TF's tensor bundle.
+
+Loading this module registers TensorFlow's format with `_engine.checkpoint` (its registry of
+foreign formats, `_engine/checkpoint/_foreign.py`); `_tf_formats/__init__.py` imports it, so it is
+registered as soon as any `_tf_formats` module is loaded."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.checkpoint import register_foreign_format
 from torchestimator._tf_formats.tensor_bundle import (
     TensorBundle,
     TFCheckpointError,
@@ -110,3 +115,32 @@ def scan(directory: str, names: list[str], basename: str | None, ours: set[str])
         if prefix not in ours:
             found.append((int(m.group("step")), prefix))
     return found
+
+
+class _TensorFlowFormat:
+    """TensorFlow's V2 checkpoint format, as `_engine.checkpoint` reads a foreign format
+    (`ForeignCheckpointFormat`)."""
+
+    name = FORMAT_NAME
+
+    def owns(self, prefix: str, ours_suffix: str) -> bool:
+        return is_tf(prefix, ours_suffix)
+
+    def metadata(self, prefix: str) -> dict[str, Any]:
+        return tf_metadata(prefix)
+
+    def load(self, prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
+        return load_tf_checkpoint(prefix)
+
+    def list_variables(self, prefix: str) -> list[tuple[str, list[int]]]:
+        return list_tf_variables(prefix)
+
+    def load_variable(self, prefix: str, name: str) -> np.ndarray:
+        return load_tf_variable(prefix, name)
+
+    def scan(self, directory: str, names: list[str], basename: str | None,
+             ours: set[str]) -> list[tuple[int, str]]:
+        return scan(directory, names, basename, ours)
+
+
+register_foreign_format(_TensorFlowFormat())

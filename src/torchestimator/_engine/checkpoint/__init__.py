@@ -32,13 +32,19 @@ A directory may be the URL of an object store (`s3://`, `gs://`, `memory://`; se
 `storage.py`). A store has no rename: each file is one upload that appears whole, the
 tensors first, then the metadata that completes the checkpoint, then the index, so a
 reader never finds an index naming a missing checkpoint; old checkpoints are deleted
-metadata first. TensorFlow's own checkpoint format is read from local paths only.
+metadata first. TensorFlow's own checkpoint format is read from local paths only, through
+the registry of foreign formats (`_foreign`: `_tf_formats` registers it when it loads).
 
 `CheckpointManager` (the Estimator's `model.ckpt-<step>` files) and `tf.train.Checkpoint`
 (object-based, `train/_checkpoint.py`) both write through `write_checkpoint` and
 `write_index`: one format, whatever names the tensors carry.
 """
 
+from torchestimator._engine.checkpoint._foreign import (
+    ForeignCheckpointFormat,
+    foreign_format,
+    register_foreign_format,
+)
 from torchestimator._engine.checkpoint._format import (
     _TMP_PREFIX,
     _VERIFIED,
@@ -71,11 +77,14 @@ from torchestimator._engine.checkpoint._reading import (
 __all__ = [
     "CheckpointManager",
     "CorruptCheckpointError",
+    "ForeignCheckpointFormat",
     "checkpoint_exists",
+    "foreign_format",
     "latest_checkpoint",
     "list_variables",
     "load_checkpoint",
     "load_variable",
+    "register_foreign_format",
     "write_checkpoint",
     "write_index",
 ]

@@ -16,6 +16,7 @@ import torch
 
 from torchestimator import errors
 from torchestimator._engine import storage
+from torchestimator._engine.checkpoint._foreign import foreign_format
 from torchestimator._engine.dir_lock import hold_again_if_recreated
 from torchestimator._engine.state_io import (
     dumps_json,
@@ -23,7 +24,6 @@ from torchestimator._engine.state_io import (
     sha256,
     tensors_to_bytes,
 )
-from torchestimator._tf_formats import engine_hooks as _tf
 
 _log = logging.getLogger("torchestimator._engine.checkpoint")
 
@@ -286,8 +286,9 @@ def read_verified(prefix: str) -> tuple[dict[str, Any], bytes]:
 
 def _verify(prefix: str) -> dict[str, Any]:
     """Returns the metadata of a complete checkpoint; raises CorruptCheckpointError/FileNotFoundError."""
-    if _tf.is_tf(prefix, METADATA_SUFFIX):  # TensorFlow's own format (`_tf_formats`)
-        return _tf.tf_metadata(prefix)
+    foreign = foreign_format(prefix, METADATA_SUFFIX)  # TensorFlow's own format (`_foreign`)
+    if foreign is not None:
+        return foreign.metadata(prefix)
     key = storage.abspath(prefix)
     sig = _signature(prefix)
     cached = _VERIFIED.get(key)

@@ -13,6 +13,7 @@ from google.protobuf import text_encoding
 
 from torchestimator._engine import storage
 from torchestimator._engine.checkpoint import _format  # MAX_JSON_BYTES read at call time
+from torchestimator._engine.checkpoint._foreign import scan_foreign
 from torchestimator._engine.checkpoint._format import (
     _TMP_PREFIX,
     INDEX_FILENAME,
@@ -28,7 +29,6 @@ from torchestimator._engine.dir_lock import hold_again_if_recreated
 from torchestimator._engine.state_io import (
     fsync_dir,
 )
-from torchestimator._tf_formats import engine_hooks as _tf
 
 _log = logging.getLogger("torchestimator._engine.checkpoint")
 
@@ -187,7 +187,7 @@ def _scan(directory: str, basename: str | None = None) -> list[tuple[int, str]]:
     # TensorFlow's own checkpoints (`<base>-<step>.index`, `_tf_formats`), e.g. a model_dir
     # copied from another machine whose index names absolute paths that do not exist here.
     if not storage.is_url(directory):  # TF's format is read from local files only
-        found += _tf.scan(directory, names, basename, {p for _, p in found})
+        found += scan_foreign(directory, names, basename, {p for _, p in found})
     return sorted(found)
 
 

@@ -12,6 +12,7 @@ import torch
 from safetensors import safe_open
 
 from torchestimator._engine import storage
+from torchestimator._engine.checkpoint._foreign import foreign_format
 from torchestimator._engine.checkpoint._format import (
     METADATA_SUFFIX,
     TENSORS_SUFFIX,
@@ -24,7 +25,6 @@ from torchestimator._engine.checkpoint._index import _resolve_prefix
 from torchestimator._engine.state_io import (
     tensors_from_bytes,
 )
-from torchestimator._tf_formats import engine_hooks as _tf
 
 _log = logging.getLogger("torchestimator._engine.checkpoint")
 
@@ -37,8 +37,9 @@ _log = logging.getLogger("torchestimator._engine.checkpoint")
 def checkpoint_metadata(prefix: str) -> dict[str, Any]:
     """The metadata of checkpoint `prefix` (`global_step`, `extra`, ...) without reading its
     tensors: checked as `load_checkpoint` checks it, less the hash of the tensor bytes."""
-    if _tf.is_tf(prefix, METADATA_SUFFIX):
-        return _tf.tf_metadata(prefix)
+    foreign = foreign_format(prefix, METADATA_SUFFIX)
+    if foreign is not None:
+        return foreign.metadata(prefix)
     return _read_metadata(prefix)
 
 
@@ -54,8 +55,9 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
       FileNotFoundError: there is no checkpoint at `prefix`.
     """
     prefix = _resolve_prefix(prefix)
-    if _tf.is_tf(prefix, METADATA_SUFFIX):  # metadata["format"] == "tensorflow"
-        return _tf.load_tf_checkpoint(prefix)
+    foreign = foreign_format(prefix, METADATA_SUFFIX)  # TensorFlow's (metadata["format"])
+    if foreign is not None:
+        return foreign.load(prefix)
     metadata, data = read_verified(prefix)
     tensors_path = prefix + TENSORS_SUFFIX
     try:
@@ -77,8 +79,9 @@ def list_variables(prefix_or_dir: str) -> list[tuple[str, list[int]]]:
       A list of `(name, shape)` tuples sorted by name; shapes are lists of ints.
     """
     prefix = _resolve_prefix(prefix_or_dir)
-    if _tf.is_tf(prefix, METADATA_SUFFIX):
-        return _tf.list_tf_variables(prefix)
+    foreign = foreign_format(prefix, METADATA_SUFFIX)
+    if foreign is not None:
+        return foreign.list_variables(prefix)
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
     if storage.is_url(path):
@@ -98,8 +101,9 @@ def load_variable(prefix_or_dir: str, name: str) -> np.ndarray:
       KeyError: `name` is not in the checkpoint (the message lists similar names).
     """
     prefix = _resolve_prefix(prefix_or_dir)
-    if _tf.is_tf(prefix, METADATA_SUFFIX):
-        return _tf.load_tf_variable(prefix, name)
+    foreign = foreign_format(prefix, METADATA_SUFFIX)
+    if foreign is not None:
+        return foreign.load_variable(prefix, name)
     _read_metadata(prefix)
     path = prefix + TENSORS_SUFFIX
     try:

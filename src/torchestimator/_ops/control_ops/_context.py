@@ -6,35 +6,23 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import threading
 from typing import Any
 
 import torch
 
+from torchestimator._engine.device_scope import (  # noqa: F401 - the tf.device stack, re-exported
+    _SCOPES,
+    placement_scope,
+    scoped_device,
+)
 from torchestimator._engine.loop import default_device
-from torchestimator._engine.train_op import TrainOp
+from torchestimator._engine.train_op import NoOp, TrainOp
 from torchestimator._engine.train_op import group as _group_train_ops
 from torchestimator._ops.name_scopes import _SCOPE, current_name_scope
 from torchestimator.errors import InvalidArgumentError
 
 
 # ============================================================================ ordering
-class NoOp(TrainOp):
-    """An operation with nothing left to do: what `tf.no_op()` returns, and `tf.group` of ops
-    that already ran eagerly (`var.assign_add(1)`). An `EstimatorSpec` accepts it as
-    `train_op` (a step that does nothing more)."""
-
-    def __init__(self, name: str | None = None):
-        super().__init__([])
-        self.name = name or "NoOp"
-
-    def run(self, resolved_vars: dict | None = None) -> None:
-        """Does nothing: the ops it stands for already ran."""
-
-    def __repr__(self) -> str:
-        return f"<tf.Operation '{self.name}' type=NoOp>"
-
-
 def group(*inputs: Any, **kwargs: Any) -> TrainOp:
     """Groups ops, as TF's `tf.group(*inputs, name=None)`: the train ops `minimize()` returned in
     a `model_fn` (run together when the step runs); variables and tensors (what `assign*`
@@ -133,17 +121,6 @@ def _resolve_device(spec: str) -> torch.device:
     return torch.device("cpu")
 
 
-class _DeviceScopes(threading.local):
-    """The devices of this thread's open `tf.device` blocks, innermost last (thread-local as
-    TF's device scope and torch's default-device context)."""
-
-    def __init__(self) -> None:
-        self.stack: list[torch.device] = []
-
-
-_SCOPES = _DeviceScopes()
-
-
 def creation_device() -> torch.device:
     """The device a variable, a layer's weight, a metric's state, an optimizer's slot or a
     feature-column table is created on, as TF places them: the innermost `tf.device` block's
@@ -154,29 +131,6 @@ def creation_device() -> torch.device:
         return stack[-1]
 
     return default_device()
-
-
-def scoped_device() -> torch.device | None:
-    """The device of the innermost open `tf.device` block, or None outside any."""
-    stack = _SCOPES.stack
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def placement_scope(device: torch.device | None) -> Any:
-    """Within the block, variables, weights, metric state, slots and tables are created on
-    `device` (None: no change) -- what a front that chose where a call runs (an Estimator's
-    `RunConfig(device_fn=...)`, `fit` under `tf.device`) wraps around the code that creates
-    them. Unlike `tf.device` it leaves torch's default device alone (no per-op cost)."""
-    if device is None:
-        yield
-        return
-    stack = _SCOPES.stack
-    stack.append(torch.device(device))
-    try:
-        yield
-    finally:
-        stack.pop()
 
 
 def _accelerator_stand_in(physical: int) -> torch.device | None:
