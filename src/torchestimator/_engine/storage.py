@@ -38,9 +38,7 @@ def local(path: str) -> str:
 
 
 def _fs(url: str) -> tuple[Any, str]:
-    from torchestimator.io.gfile import (  # lazy: io reaches _engine at load time (folder circle)
-        _split,
-    )
+    from torchestimator._engine.gfile import _split  # lazy: heavy (fsspec, 330 ms)
 
     fs, p, _ = _split(url)
     return fs, p

@@ -142,7 +142,7 @@ def fixed_unigram_candidate_sampler(true_classes: Any, num_true: int, num_sample
     `num_reserved_ids` classes have probability 0; with `num_shards`, only the classes
     `c % num_shards == shard` of this shard."""
     if vocab_file:
-        from torchestimator.io import gfile  # lazy: io reaches _ops at load time (folder circle)
+        from torchestimator._engine import gfile  # lazy: heavy (fsspec, 330 ms)
 
         with gfile.GFile(vocab_file, "r") as f:
             counts = [float(line.rsplit(",", 1)[-1]) for line in f.read().splitlines() if line.strip()]

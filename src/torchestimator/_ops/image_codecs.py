@@ -43,7 +43,7 @@ def read_file(filename: Any, name: str | None = None) -> bytes:
     Returns:
         The file's contents as `bytes` (TF's scalar string tensor).
     """
-    from torchestimator.io import gfile  # lazy: io.gfile imports this module at load time
+    from torchestimator._engine import gfile  # lazy: heavy (fsspec, 330 ms)
 
     if isinstance(filename, np.ndarray):
         filename = filename.item()
@@ -62,7 +62,7 @@ def write_file(filename: Any, contents: Any, name: str | None = None) -> None:
     Returns:
         None.
     """
-    from torchestimator.io import gfile  # lazy: io.gfile imports this module at load time
+    from torchestimator._engine import gfile  # lazy: heavy (fsspec, 330 ms)
 
     if isinstance(filename, np.ndarray):
         filename = filename.item()

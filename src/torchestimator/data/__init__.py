@@ -34,7 +34,7 @@ _LAZY = {
     "experimental": ("torchestimator.data.experimental", None),
     "CsvDataset": ("torchestimator.data.csv_reader", "CsvDataset"),
     "TextLineDataset": ("torchestimator.data.text_reader", "TextLineDataset"),
-    "TFRecordDataset": ("torchestimator.io._tfrecord_dataset", "TFRecordDataset"),
+    "TFRecordDataset": ("torchestimator.data._tfrecord_dataset", "TFRecordDataset"),
     "FixedLengthRecordDataset": ("torchestimator.data.fixed_length_records",
                                  "FixedLengthRecordDataset"),
 }

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import copy
 import glob
-import io
 import itertools
 import os
-import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,6 +26,7 @@ import pyarrow as pa
 
 from torchestimator._dtypes import TensorSpec, string
 from torchestimator._engine import storage
+from torchestimator._engine.gfile_streams import open_binary  # the data readers import it from here
 from torchestimator.data.background import default_parallelism
 from torchestimator.data.columns import Block
 from torchestimator.data.combining import interleave_blocks
@@ -80,10 +79,7 @@ def match_files(file_pattern: Any, what: str = "file_pattern") -> list[str]:
 
 def _match_url(pattern: str, what: str) -> list[str]:
     """The files (not folders) of a store that `pattern` (a URL, maybe a glob) names."""
-    from torchestimator.io.gfile import (  # lazy: io reaches data at load time (folder circle)
-        _split,
-        _url,
-    )
+    from torchestimator._engine.gfile import _split, _url  # lazy: heavy (fsspec, 330 ms)
 
     fs, path, prefix = _split(pattern)
     try:
@@ -112,51 +108,6 @@ def check_compression(compression_type: Any) -> str:
             f"{compression_type!r}"
         )
     return value.upper()
-
-
-class _ZlibReader(io.RawIOBase):
-    """A readable binary stream decompressing a ZLIB (RFC 1950) file."""
-
-    def __init__(self, path: str, chunk: int = 1 << 20):
-        self._f = open_binary(path, "")
-        self._d = zlib.decompressobj()
-        self._buf = b""
-        self._chunk = chunk
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        """Decompresses at most `chunk` bytes at a time (a zlib bomb's megabyte of input would
-        otherwise expand into one allocation of about a gigabyte); the input not yet
-        decompressed waits in the decompressor's `unconsumed_tail`."""
-        while not self._buf:
-            raw = self._d.unconsumed_tail or self._f.read(self._chunk)
-            if not raw:
-                self._buf = self._d.flush()
-                if not self._buf:
-                    return 0
-                break
-            self._buf = self._d.decompress(raw, self._chunk)
-        n = min(len(b), len(self._buf))
-        b[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
-        return n
-
-    def close(self) -> None:
-        self._f.close()
-        super().close()
-
-
-def open_binary(path: str, compression_type: str) -> Any:
-    """A binary file object over `path` (a local path or a URL), decompressing GZIP or ZLIB."""
-    if compression_type == "GZIP":
-        return pa.input_stream(open_binary(path, "") if _is_url(path) else path, compression="gzip")
-    if compression_type == "ZLIB":
-        return io.BufferedReader(_ZlibReader(path))
-    if "://" in path:
-        return storage.open_read(path)  # the caller closes it
-    return open(path, "rb")  # the caller closes it
 
 
 def arrow_input(path: str, compression_type: str) -> Any:

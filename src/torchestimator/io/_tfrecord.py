@@ -27,6 +27,7 @@ from typing import Any
 import google_crc32c
 import numpy as np
 
+from torchestimator._engine.gfile_streams import open_binary
 from torchestimator.errors import DataLossError, NotFoundError
 
 _HEADER = struct.Struct("<QI")
@@ -179,10 +180,6 @@ def read_records(path: str, compression_type: str = "", buffer_size: int = _DEFA
     read in pieces of at most 64 MiB, so a crafted length allocates nothing
     beyond what the file (or its decompressed stream) really holds.
     """
-    from torchestimator.data.files import (  # lazy: heavy (torchestimator.data.files, 148 ms)
-        open_binary,
-    )
-
     compressed = compression_type != ""
     unpack_header = _HEADER.unpack_from
     unpack_footer = _FOOTER.unpack_from
