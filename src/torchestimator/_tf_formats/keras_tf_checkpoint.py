@@ -10,6 +10,10 @@
   (a `SavedMetadata` proto: each node's JSON metadata; the root's holds the model config)
   and `variables/variables.index` (the checkpoint above). TF's traced graphs
   (`saved_model.pb`) are not needed.
+
+This module reads the files (the checkpoint's object graph, the SavedModel's metadata) and
+needs no Keras; matching values to a model's weights and rebuilding the model is Keras' part
+(`keras/saving/_tf_checkpoint_weights.py`).
 """
 
 from __future__ import annotations
@@ -18,18 +22,14 @@ import json
 import os
 from typing import Any
 
-import numpy as np
-import torch
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from tensorboard.compat.proto import trackable_object_graph_pb2
 
-from torchestimator._tf_formats.keras_config import from_keras2_config
-from torchestimator._tf_formats.keras_h5 import _compile
 from torchestimator._tf_formats.tensor_bundle import TensorBundle
 
 SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 METADATA_FILE = "keras_metadata.pb"
-__all__ = ["is_keras_savedmodel", "load_model_savedmodel", "load_weights_tf_checkpoint"]
+__all__ = ["METADATA_FILE", "is_keras_savedmodel", "object_graph_keys", "read_savedmodel_metadata"]
 
 
 def _saved_metadata_class() -> Any:
@@ -52,36 +52,7 @@ def _saved_metadata_class() -> Any:
 _SavedMetadata = None
 
 
-def _weighted(model: Any) -> list:
-    return [layer for layer in model.layers if layer.weights]
-
-
-def _copy(target: torch.Tensor, value: np.ndarray, what: str, source: str, key: str) -> int:
-    if tuple(target.shape) != tuple(value.shape):
-        raise ValueError(
-            f"Shape mismatch: {what} has shape {tuple(target.shape)} in the model but "
-            f"{tuple(value.shape)} in {source} ({key})."
-        )
-    with torch.no_grad():
-        target.copy_(torch.from_numpy(np.ascontiguousarray(value)).to(target.dtype))
-    return id(target)
-
-
-def _weight_paths(model: Any, prefix: tuple = ()) -> list[tuple[tuple, Any, Any]]:
-    """`(object path, weight, layer)` of every weight of `model` as TF's Keras tracks it:
-    `("layer_with_weights-1", "cell", "kernel")`; a nested model's layers under its own."""
-    out = []
-    for n, layer in enumerate(_weighted(model)):
-        base = prefix + (f"layer_with_weights-{n}",)
-        if hasattr(layer, "layers") and hasattr(layer, "compile"):  # a nested Model
-            out += _weight_paths(layer, base)
-            continue
-        for key, weight in layer.state_dict(keep_vars=True).items():
-            out.append((base + tuple(key.split(".")), weight, layer))
-    return out
-
-
-def _object_graph_keys(bundle: TensorBundle) -> Any:
+def object_graph_keys(bundle: TensorBundle) -> Any:
     """A function from an object path to its checkpoint key, walking the checkpoint's
     `_CHECKPOINTABLE_OBJECT_GRAPH` (a `TrackableObjectGraph`, tensorboard's copy of TF's
     proto) as TF's restore does; None when the checkpoint has no object graph."""
@@ -106,53 +77,17 @@ def _object_graph_keys(bundle: TensorBundle) -> Any:
     return key_of
 
 
-def load_weights_tf_checkpoint(model: Any, prefix: str) -> None:
-    """`model.load_weights(prefix)` for weights TF's Keras saved in TensorFlow's format: every
-    `layer_with_weights-N/...` value assigned to the matching weight of the model's N-th layer
-    with weights (optimizer and metric values are ignored), found through the checkpoint's
-    object graph as TF finds it (a SavedModel's checkpoint keys a variable by the first path
-    that reached it, `variables/<i>`: the graph leads there from `layer_with_weights-N/...`).
-    Raises ValueError naming a weight that does not match or that the checkpoint lacks."""
-    with TensorBundle(prefix) as bundle:
-        key_of = _object_graph_keys(bundle)
-        if key_of is None:
-            raise ValueError(
-                f"{prefix} has no object graph (_CHECKPOINTABLE_OBJECT_GRAPH): it was not written by "
-                "Keras' model.save_weights() or tf.train.Checkpoint, so its values cannot be matched "
-                "to the model's layers. Read them by name with tf.train.load_checkpoint()."
-            )
-        paths = [(key_of(path), path, weight, layer) for path, weight, layer in _weight_paths(model)]
-        unmatched = ["/".join(path) for key, path, _, _ in paths if key is None or key not in bundle.entries]
-        if unmatched:
-            raise ValueError(
-                f"{prefix}: its object graph holds no value for {len(unmatched)} weight(s) of the "
-                f"model ({unmatched[:6]}): the model is not the one that wrote the checkpoint."
-            )
-        for key, path, weight, layer in paths:
-            what = f"weight {'.'.join(path[1:])} of layer {layer.name!r}"
-            _copy(weight, bundle.get_tensor(key), what, prefix, key)
-
-
 def is_keras_savedmodel(path: str) -> bool:
     """True when `path` is a directory holding Keras 2's `keras_metadata.pb`."""
     return os.path.isdir(path) and os.path.isfile(os.path.join(path, METADATA_FILE))
 
 
-def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile: bool = True,
-                          safe_mode: bool = True) -> Any:
-    """`tf.keras.models.load_model(dir)` for a Keras 2 SavedModel directory: the model rebuilt
-    from the root's config in `keras_metadata.pb` (in safe mode unless `safe_mode=False`: see
-    `load_model`; within an allocation budget of the directory's size), its weights read from
-    `variables/variables.index`, compiled as its training config says."""
+def read_savedmodel_metadata(path: str) -> tuple[dict, dict]:
+    """`(metadata, model config)` of a Keras 2 SavedModel directory: the root node's JSON
+    metadata in `keras_metadata.pb` and the model config it holds (`{"class_name", "config"}`).
+    Raises ValueError naming the file when it cannot be read or holds no model config (a
+    subclassed model)."""
     global _SavedMetadata
-    from torchestimator.keras.saving import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
-        _limits,
-        _registry,
-    )
-    from torchestimator.keras.saving.saving_lib import (  # lazy: upward dependency (_tf_formats → keras), loaded when used
-        build_from_config,
-    )
-
     if _SavedMetadata is None:
         _SavedMetadata = _saved_metadata_class()
     with open(os.path.join(path, METADATA_FILE), "rb") as f:
@@ -174,11 +109,4 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
             "saved without get_config()); build the model in Python and call "
             f"model.load_weights('{os.path.join(path, 'variables', 'variables')}')."
         )
-    with _registry.safe_mode_scope(safe_mode):
-        model = build_from_config(from_keras2_config(config), path, _limits.path_bytes(path),
-                                  custom_objects)
-        load_weights_tf_checkpoint(model, os.path.join(path, "variables", "variables"))
-        training = metadata.get("training_config")
-        if compile and isinstance(training, dict):
-            _compile(model, training, path)
-    return model
+    return metadata, config

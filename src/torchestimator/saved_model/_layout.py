@@ -8,6 +8,13 @@
 
 `saved_model.json` records the SHA-256 of the other two files, so a damaged export is an
 error naming the file rather than a model that answers wrongly.
+
+The preprocessing layers are Keras layers stored as Keras configs. `saved_model` sits below
+`keras` and does not import it: `torchestimator.keras.saving` registers the functions that
+turn a layer into its config and back (`register_layer_codec`) when it loads. Writing an
+export that has preprocessing layers holds Keras layers, so Keras is loaded; reading one
+imports the layer modules of `_PREPROCESSING_MODULES` (feature-column layers, which import
+Keras), so the codec is registered before it is used.
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import torch
 
@@ -53,14 +60,43 @@ def program_output(signature: str, key: str) -> str:
     return f"{signature}/{key}"
 
 
+class LayerCodec(NamedTuple):
+    """How an export stores its preprocessing layers: `serialize(layer)` returns the layer's
+    config (JSON data), `deserialize(config)` rebuilds a layer from it, `lookup(name)` returns
+    the class registered under `name` (None when there is none)."""
+
+    serialize: Callable[[Any], Any]
+    deserialize: Callable[[Any], Any]
+    lookup: Callable[[str], Any]
+
+
+_LAYER_CODEC: LayerCodec | None = None
+
+
+def register_layer_codec(serialize: Callable[[Any], Any], deserialize: Callable[[Any], Any],
+                         lookup: Callable[[str], Any]) -> None:
+    """Registers how preprocessing layers are stored in and rebuilt from `saved_model.json`
+    (`torchestimator.keras.saving` registers Keras' `serialize_keras_object`,
+    `deserialize_keras_object` and `get_registered_object` when it loads). A later
+    registration replaces an earlier one. Returns None."""
+    global _LAYER_CODEC
+    _LAYER_CODEC = LayerCodec(serialize, deserialize, lookup)
+
+
+def _layer_codec(source: str) -> LayerCodec:
+    if _LAYER_CODEC is None:
+        raise RuntimeError(
+            f"{source}: no codec for preprocessing layers is registered (Keras registers it when "
+            "torchestimator.keras.saving is imported). Import torchestimator.keras before "
+            "writing or reading an export that holds preprocessing layers."
+        )
+    return _LAYER_CODEC
+
+
 def layer_to_json(layer: Any, assets: dict[str, str]) -> dict[str, Any]:
     """The layer's Keras config as JSON data; vocabulary files it names are added to `assets`
     (name -> source path) and referred to as `asset:<name>`."""
-    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 1786 ms)
-        serialize_keras_object,
-    )
-
-    config = serialize_keras_object(layer)
+    config = _layer_codec(f"preprocessing layer {getattr(layer, 'name', layer)!r}").serialize(layer)
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
@@ -97,15 +133,12 @@ def layer_from_json(config: Mapping[str, Any], export_dir: str, stored_elements:
 
     Raises ValueError naming the export's `saved_model.json` and the offending value."""
 
-    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 1257 ms)
-        deserialize_keras_object,
-        get_registered_object,
-    )
-
     source = os.path.join(export_dir, DOCUMENT)
-    modules = [importlib.import_module(m) for m in _PREPROCESSING_MODULES]  # layers register
+    # the layers register (and, importing Keras, the codec: see the module's docstring)
+    modules = [importlib.import_module(m) for m in _PREPROCESSING_MODULES]
+    codec = _layer_codec(source)
     name = config.get("registered_name") or config.get("class_name") if isinstance(config, Mapping) else None
-    cls = get_registered_object(name) if isinstance(name, str) else None
+    cls = codec.lookup(name) if isinstance(name, str) else None
     if cls is None or getattr(cls, "__module__", None) not in {m.__name__ for m in modules}:
         raise ValueError(
             f"{source}: preprocessing layer {str(name)[:200]!r} is not one of the feature-column "
@@ -135,7 +168,7 @@ def layer_from_json(config: Mapping[str, Any], export_dir: str, stored_elements:
             return [walk(v) for v in value]
         return value
 
-    return deserialize_keras_object(walk(dict(config)))
+    return codec.deserialize(walk(dict(config)))
 
 
 def resolve_asset(export_dir: str, reference: Any, source: str, file_format: Any = None) -> str:

@@ -310,11 +310,11 @@ def _keras2_lambda_config(touch: str) -> dict:
 
 
 def test_load_model_accepts_safe_mode_for_every_format():
-    from torchestimator._tf_formats import keras_h5, keras_tf_checkpoint
+    from torchestimator.keras.saving import _legacy_h5, _tf_checkpoint_weights
 
     assert inspect.signature(load_model).parameters["safe_mode"].default is True
-    for loader in (keras_h5.load_model_h5, keras_h5.load_keras2_archive,
-                   keras_tf_checkpoint.load_model_savedmodel):
+    for loader in (_legacy_h5.load_model_h5, _legacy_h5.load_keras2_archive,
+                   _tf_checkpoint_weights.load_model_savedmodel):
         assert inspect.signature(loader).parameters["safe_mode"].default is True
 
 

@@ -12,3 +12,10 @@ from torchestimator.keras.saving._registry import (
 )
 from torchestimator.keras.saving.saving_lib import load_model, save_model
 from torchestimator.keras.utils._custom_objects import get_custom_objects  # noqa: E402 (after the names utils imports)
+
+# An export's preprocessing layers are stored as Keras configs: saved_model (below keras) reads
+# and writes them with the functions registered here (saved_model/_layout.py's docstring).
+from torchestimator.saved_model import _layout as _export_layout  # noqa: E402
+
+_export_layout.register_layer_codec(serialize_keras_object, deserialize_keras_object,
+                                    get_registered_object)

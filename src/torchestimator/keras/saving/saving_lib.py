@@ -32,9 +32,12 @@ import torch
 from torchestimator._engine import state_io
 from torchestimator._engine.checkpoint import write_index
 from torchestimator._tf_formats import keras_h5, keras_tf_checkpoint
-from torchestimator._tf_formats.keras_tf_checkpoint import load_weights_tf_checkpoint
 from torchestimator.keras.engine.layer_utils import keras_state_dict, load_keras_state_dict
-from torchestimator.keras.saving import _limits, _registry
+from torchestimator.keras.saving import _legacy_h5, _limits, _registry
+from torchestimator.keras.saving._tf_checkpoint_weights import (
+    load_model_savedmodel,
+    load_weights_tf_checkpoint,
+)
 
 FORMAT_VERSION = "torchestimator-keras-1"
 _WEIGHTS = "model.weights.safetensors"
@@ -176,17 +179,16 @@ def load_model(
 
     with _registry.safe_mode_scope(safe_mode), _names_file(filepath):
         if keras_h5.is_hdf5(filepath):
-            return keras_h5.load_model_h5(filepath, custom_objects, compile, safe_mode=safe_mode)
+            return _legacy_h5.load_model_h5(filepath, custom_objects, compile, safe_mode=safe_mode)
         if keras_h5.is_keras2_archive(filepath):
-            return keras_h5.load_keras2_archive(filepath, custom_objects, compile,
-                                                safe_mode=safe_mode)
+            return _legacy_h5.load_keras2_archive(filepath, custom_objects, compile,
+                                                  safe_mode=safe_mode)
 
         archive = _savedmodel_archive(filepath)  # model.save(dir): the model inside the dir
         if archive is not None:
             return _load_keras_archive(archive, custom_objects, compile, safe_mode)
         if keras_tf_checkpoint.is_keras_savedmodel(filepath):
-            return keras_tf_checkpoint.load_model_savedmodel(filepath, custom_objects, compile,
-                                                             safe_mode=safe_mode)
+            return load_model_savedmodel(filepath, custom_objects, compile, safe_mode=safe_mode)
         return _load_keras_archive(filepath, custom_objects, compile, safe_mode)
 
 
@@ -382,7 +384,7 @@ def load_weights(model: Any, filepath: str, by_name: bool = False, skip_mismatch
         raise FileNotFoundError(f"No weights file found at {filepath}")
 
     if keras_h5.is_hdf5(filepath):
-        keras_h5.load_weights_h5(model, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+        _legacy_h5.load_weights_h5(model, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
         return
     if zipfile.is_zipfile(filepath):
         try:
