@@ -201,7 +201,7 @@ except ValueError as error:
 
 
 def test_a_checkpoint_saver_hook_of_train_is_refused_and_the_chief_decides():
-    from torchestimator.distribute._fsdp_estimator import _ChiefDecides, _SaveAlong, training_hooks
+    from torchestimator.estimator._fsdp import _ChiefDecides, _SaveAlong, training_hooks
     from torchestimator.estimator.hooks import basic_hooks
 
     config = tf.estimator.RunConfig(save_checkpoints_steps=5)
@@ -220,7 +220,7 @@ def test_a_checkpoint_saver_hook_of_train_is_refused_and_the_chief_decides():
 
 
 def test_keras_savers_in_the_middle_of_an_epoch_are_refused(tmp_path):
-    from torchestimator.distribute._fsdp_estimator import refuse_mid_epoch_savers
+    from torchestimator.keras.engine._distribute_callbacks import refuse_mid_epoch_savers
 
     every_epoch = [tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "a.weights.h5"), save_weights_only=True),
                    tf.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))]

@@ -30,6 +30,7 @@ from torchestimator._engine import gradient_sync
 from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator.distribute import _collectives
 from torchestimator.distribute._input_context import InputContext
+from torchestimator.distribute._keras_replicas import ReplicaData
 
 _log = logging.getLogger("torchestimator")
 
@@ -92,6 +93,11 @@ def takes_input_context(input_fn: Callable) -> bool:
 
 class DataParallel:
     """The replicas of one strategy seen from this process (see the module docstring)."""
+
+    shards_weights: bool = False
+    """Whether the weights are sharded across the replicas (FSDP): Keras `fit` and
+    `Estimator.train` then add the callbacks / hooks that gather them for checkpoints
+    (`keras.engine._distribute_callbacks`, `estimator._fsdp`)."""
 
     def __init__(self, strategy: Any) -> None:
         self.strategy = strategy
@@ -260,21 +266,7 @@ class DataParallel:
     def replica_data(self, data: Any, synced: bool) -> Any:
         """This replica's part of every global batch of Keras' `data` (`synced`: a step runs
         only when every replica has a batch, for training)."""
-        from torchestimator.distribute._keras_replicas import (  # lazy: distribute._keras_replicas imports this module at load time
-            ReplicaData,
-        )
-
         return ReplicaData(data, self, synced)
-
-    def keras_callbacks(self, callbacks: Any) -> None:
-        """On a non-chief replica, leaves out the callbacks that write files (BackupAndRestore
-        only restores)."""
-        if not self.is_chief:
-            from torchestimator.distribute._keras_replicas import (  # lazy: distribute._keras_replicas imports this module at load time
-                keep_chief_only_writers,
-            )
-
-            keep_chief_only_writers(callbacks)
 
     def broadcast_module_(self, module: torch.nn.Module) -> None:
         """Gives every replica the chief's weights and buffers of `module`."""

@@ -353,6 +353,7 @@ class FSDPParallel(DataParallel):
     the model is sharded instead of replicated, the sharded weights' gradients are already
     averaged by FSDP's reduce-scatter, and the weights are gathered for checkpoints."""
 
+    shards_weights = True
     sharded: Sharded | None = None
 
     def _average(self, grads: list[torch.Tensor], variables: list[torch.Tensor] | None = None
@@ -429,19 +430,6 @@ class FSDPParallel(DataParallel):
                 sharded.attach_optimizers([optimizer])
             module._optimizer_built_for = len(weights)
 
-    def keras_callbacks(self, callbacks: Any) -> None:
-        """The chief-only writers (see `DataParallel`), plus the end of FSDP at the end of `fit`."""
-        from torchestimator.distribute._fsdp_estimator import (  # lazy: distribute._fsdp_estimator imports this module at load time
-            end_of_fit_callback,
-            refuse_mid_epoch_savers,
-        )
-
-        refuse_mid_epoch_savers(callbacks)
-        super().keras_callbacks(callbacks)
-
-        callbacks.callbacks.append(end_of_fit_callback(self))
-        callbacks._refresh()
-
     def sum_metric_state(self, metrics: list) -> None:
         """The metric state summed over the replicas; then, during `fit` (which calls this at the
         end of each epoch, on every replica, before validation and the callbacks), FSDP ends for
@@ -467,14 +455,6 @@ class FSDPParallel(DataParallel):
             sharded.activate()
         self.sharded = sharded
         sharded.attach_optimizers([opt for opt in state.optimizers() if getattr(opt, "_built", False)])
-
-    def training_hooks(self, chief: list, config: Any, user_saver: bool) -> list:
-        """The chief hooks of `Estimator.train` under FSDP (see `_fsdp_estimator`)."""
-        from torchestimator.distribute._fsdp_estimator import (  # lazy: distribute._fsdp_estimator imports this module at load time
-            training_hooks,
-        )
-
-        return training_hooks(self, chief, config, user_saver)
 
 
 __all__ = ["FSDPParallel", "FSDPStrategy", "Sharded"]

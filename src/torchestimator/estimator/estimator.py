@@ -25,7 +25,7 @@ from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import gradient_sync, loop, storage
 from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
-from torchestimator.estimator import _inputs
+from torchestimator.estimator import _fsdp, _inputs
 from torchestimator.estimator._model_runtime import ModelRuntime
 from torchestimator.estimator._model_state import ModelState
 from torchestimator.estimator._placement import HostFeatures, device_fn_scope, device_for_call
@@ -372,8 +372,8 @@ class Estimator:
         if not config.is_chief:
             chief = []
         parallel = self._runtime.parallel
-        if hasattr(parallel, "training_hooks"):  # FSDPStrategy: every replica gathers when the chief saves
-            chief = parallel.training_hooks(chief, config, bool(savers))
+        if getattr(parallel, "shards_weights", False):  # FSDPStrategy: every replica gathers when the chief saves
+            chief = _fsdp.training_hooks(parallel, chief, config, bool(savers))
         worker = list(hooks)
         if steps is not None or max_steps is not None:
             worker.append(basic_hooks.StopAtStepHook(num_steps=steps, last_step=max_steps))

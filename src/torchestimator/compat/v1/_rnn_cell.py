@@ -15,7 +15,6 @@ weights directly in `s`, as TF1 did.
 
 from __future__ import annotations
 
-import collections
 import numbers
 import re
 from typing import Any
@@ -25,6 +24,16 @@ import torch
 from torchestimator import _dtypes
 from torchestimator.compat.v1 import _variable_scope as _vs
 from torchestimator.keras import activations as _activations
+from torchestimator.keras.layers.rnn._cell_wrapper_impl import (  # noqa: F401 - re-exported
+    # shared with Keras' RNN cell wrappers (one implementation, in Keras)
+    LSTMStateTuple,
+    _default_dropout_state_filter_visitor,
+    _filter_mask,
+    _is_nested,
+    flatten,
+    map_structure,
+    pack_as,
+)
 
 __all__ = [
     "RNNCell",
@@ -39,59 +48,6 @@ __all__ = [
 
 _BIAS = "bias"
 _WEIGHTS = "kernel"
-
-
-# ------------------------------------------------------------------------------ structures
-def _is_nested(x: Any) -> bool:
-    return isinstance(x, (tuple, list))
-
-
-def flatten(structure: Any) -> list:
-    """The leaves of a nest of tuples/lists/namedtuples, in order."""
-    if _is_nested(structure):
-        return [leaf for item in structure for leaf in flatten(item)]
-    return [structure]
-
-
-def pack_as(structure: Any, flat: list) -> Any:
-    """`flat` packed into the nest shape of `structure` (inverse of `flatten`)."""
-    items = iter(flat)
-
-    def build(s: Any) -> Any:
-        if _is_nested(s):
-            values = [build(x) for x in s]
-            if isinstance(s, tuple) and hasattr(s, "_fields"):
-                return type(s)(*values)
-            return type(s)(values)
-        return next(items)
-
-    return build(structure)
-
-
-def map_structure(fn: Any, *structures: Any) -> Any:
-    """`fn` applied leaf by leaf to nests of the same shape, packed like the first."""
-    flats = [flatten(s) for s in structures]
-    if any(len(f) != len(flats[0]) for f in flats):
-        raise ValueError(f"The two structures don't have the same number of elements: {structures!r}.")
-    return pack_as(structures[0], [fn(*leaves) for leaves in zip(*flats)])
-
-
-_LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ("c", "h"))
-
-
-class LSTMStateTuple(_LSTMStateTuple):
-    """Tuple `(c, h)` of the LSTM cells' state: `c` the memory (cell) state, `h` the hidden
-    state (the output)."""
-
-    __slots__ = ()
-
-    @property
-    def dtype(self) -> torch.dtype:
-        """The dtype of `c` and `h` (TypeError when they differ)."""
-        c, h = self
-        if c.dtype != h.dtype:
-            raise TypeError(f"Inconsistent dtypes for internal state: {c.dtype} vs {h.dtype}")
-        return c.dtype
 
 
 def _snake(name: str) -> str:
@@ -550,27 +506,6 @@ class MultiRNNCell(RNNCell):
                 current, new_state = cell(current, cell_state)
                 new_states.append(new_state)
         return current, (tuple(new_states) if self._state_is_tuple else torch.cat(new_states, 1))
-
-
-def _default_dropout_state_filter_visitor(substate: Any) -> Any:
-    if isinstance(substate, LSTMStateTuple):
-        return LSTMStateTuple(c=False, h=True)  # no dropout on the memory state
-    return True
-
-
-def _filter_mask(visitor: Any, state: Any) -> list[bool]:
-    """One flag per leaf of `state`: whether dropout applies to it (TF1's shallow filter)."""
-    decision = visitor(state)
-    if isinstance(decision, bool):
-        return [decision] * len(flatten(state))
-    if _is_nested(state):
-        if _is_nested(decision):
-            flags = []
-            for sub, d in zip(state, decision):
-                flags += [d] * len(flatten(sub)) if isinstance(d, bool) else _filter_mask(lambda _s, d=d: d, sub)
-            return flags
-        return [bool(decision)] * len(flatten(state))
-    return [bool(decision)]
 
 
 # The wrappers (DropoutWrapper, ResidualWrapper, DeviceWrapper) are in _rnn_cell_wrappers.py.

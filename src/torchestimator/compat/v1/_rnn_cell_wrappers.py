@@ -5,7 +5,6 @@ so the wrapped cell's variables keep TF1's names.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import torch
@@ -19,6 +18,7 @@ from torchestimator.compat.v1._rnn_cell import (
     map_structure,
     pack_as,
 )
+from torchestimator.keras.layers.rnn._cell_wrapper_impl import _parse_device
 
 __all__ = ["DropoutWrapper", "ResidualWrapper", "DeviceWrapper"]
 
@@ -170,18 +170,3 @@ class DeviceWrapper(_Wrapper):
         device = self._torch_device()
         move = lambda t: t.to(device) if isinstance(t, torch.Tensor) else t  # noqa: E731
         return self.cell(map_structure(move, inputs), map_structure(move, state), scope=scope)
-
-
-def _parse_device(device: Any) -> torch.device:
-    if isinstance(device, torch.device):
-        return device
-    text = str(device).lower()
-    match = re.search(r"(?:device:)?(gpu|cpu|cuda):?(\d+)?", text)
-    if match is None:
-        return torch.device(text)
-    kind, index = match.group(1), match.group(2)
-    if kind in ("gpu", "cuda"):
-        if not torch.cuda.is_available():
-            return torch.device("cpu")  # TF1's soft placement
-        return torch.device("cuda", int(index or 0))
-    return torch.device("cpu")

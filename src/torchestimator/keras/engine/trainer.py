@@ -25,6 +25,7 @@ from torchestimator.keras.callbacks import CallbackList
 from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
 from torchestimator.keras.engine._compile_config import serialize_compile_config
 from torchestimator.keras.engine._device_moves import StepPlacement
+from torchestimator.keras.engine._distribute_callbacks import adapt_callbacks
 from torchestimator.keras.engine._fit_arguments import (
     concat_outputs,
     replica_data_type,
@@ -435,7 +436,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self._optimizer_built_for = -1
         cbs = self._callback_list(callbacks, verbose, epochs, data.steps, add_history=True)
         if parallel is not None:
-            parallel.keras_callbacks(cbs)  # file-writing callbacks run on the chief only
+            adapt_callbacks(parallel, cbs)  # file-writing callbacks run on the chief only
         self.stop_training = False
         self._initial_epoch = None
         self._initial_step = 0

@@ -1,9 +1,9 @@
 """Keras 2.15's RNN cell wrappers, exported as `tf.nn.RNNCellDropoutWrapper`,
 `tf.nn.RNNCellResidualWrapper` and `tf.nn.RNNCellDeviceWrapper`: Keras cells (layers with
 `call(inputs, states)`, `state_size`, `output_size`) wrapped with dropout, a residual
-connection, or a device. The dropout and structure helpers are tf.compat.v1's
-(`compat/v1/_rnn_cell.py`, `_rnn_cell_wrappers.py`), so the TF1 and Keras wrappers drop the
-same way.
+connection, or a device. The dropout and structure helpers are shared with tf.compat.v1's
+wrappers (`_cell_wrapper_impl.py`, which `compat/v1/_rnn_cell.py` re-exports), so the TF1 and
+Keras wrappers drop the same way.
 """
 
 from __future__ import annotations
@@ -12,34 +12,12 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras.layers.rnn import _cell_wrapper_impl as _impl
 from torchestimator.keras.layers.rnn.abstract_rnn_cell import AbstractRNNCell
 from torchestimator.keras.saving._registry import (
     deserialize_keras_object,
     serialize_keras_object,
 )
-
-
-class _V1Helpers:
-    """tf.compat.v1's structure and dropout helpers (compat/v1/_rnn_cell.py and
-    _rnn_cell_wrappers.py), looked up on first use."""
-
-    def __getattr__(self, name: str):
-        from torchestimator.compat.v1 import (  # lazy: upward dependency (keras → compat), loaded when used
-            _rnn_cell,
-            _rnn_cell_wrappers,
-        )
-
-        for module in (_rnn_cell_wrappers, _rnn_cell):
-            if hasattr(module, name):
-                return getattr(module, name)
-        raise AttributeError(name)
-
-
-_V1 = _V1Helpers()
-
-
-def _v1() -> _V1Helpers:
-    return _V1
 
 
 class _RNNCellWrapper(AbstractRNNCell):
@@ -112,9 +90,8 @@ class DropoutWrapper(_RNNCellWrapper):
                 dropout_state_filter_visitor):
             raise TypeError("dropout_state_filter_visitor must be callable. Received: "
                             f"{dropout_state_filter_visitor}")
-        v1 = _v1()
         self._dropout_state_filter = (dropout_state_filter_visitor
-                                      or v1._default_dropout_state_filter_visitor)
+                                      or _impl._default_dropout_state_filter_visitor)
         for prob, attr in ((input_keep_prob, "input_keep_prob"),
                            (state_keep_prob, "state_keep_prob"),
                            (output_keep_prob, "output_keep_prob")):
@@ -137,8 +114,7 @@ class DropoutWrapper(_RNNCellWrapper):
 
     def _dropout(self, values: Any, kind: str, keep_prob: float,
                  flags: list[bool] | None = None) -> Any:
-        v1 = _v1()
-        leaves = v1.flatten(values)
+        leaves = _impl.flatten(values)
         flags = flags if flags is not None else [True] * len(leaves)
         noise = self._noise.get(kind) if self._variational_recurrent else None
         if noise is None:
@@ -147,7 +123,7 @@ class DropoutWrapper(_RNNCellWrapper):
                 self._noise[kind] = noise
         out = [torch.floor(keep_prob + n) * (v / keep_prob) if keep else v
                for v, n, keep in zip(leaves, noise, flags)]
-        return v1.pack_as(values, out)
+        return _impl.pack_as(values, out)
 
     def _call_wrapped_cell(self, inputs: Any, state: Any, cell_call_fn: Any,
                            **kwargs: Any) -> Any:
@@ -155,7 +131,7 @@ class DropoutWrapper(_RNNCellWrapper):
             inputs = self._dropout(inputs, "input", self._input_keep_prob)
         output, new_state = cell_call_fn(inputs, state, **kwargs)
         if self._state_keep_prob < 1:
-            flags = _v1()._filter_mask(self._dropout_state_filter, new_state)
+            flags = _impl._filter_mask(self._dropout_state_filter, new_state)
             new_state = self._dropout(new_state, "state", self._state_keep_prob, flags)
         if self._output_keep_prob < 1:
             output = self._dropout(output, "output", self._output_keep_prob)
@@ -192,7 +168,7 @@ class ResidualWrapper(_RNNCellWrapper):
 
         if self._residual_fn is not None:
             return self._residual_fn(inputs, outputs), new_state
-        return _v1().map_structure(add, inputs, outputs), new_state
+        return _impl.map_structure(add, inputs, outputs), new_state
 
 
 class DeviceWrapper(_RNNCellWrapper):
@@ -206,13 +182,12 @@ class DeviceWrapper(_RNNCellWrapper):
 
     def _call_wrapped_cell(self, inputs: Any, state: Any, cell_call_fn: Any,
                            **kwargs: Any) -> Any:
-        v1 = _v1()
-        device = v1._parse_device(self._device)
+        device = _impl._parse_device(self._device)
 
         def move(t: Any) -> Any:
             return t.to(device) if isinstance(t, torch.Tensor) else t
 
-        return cell_call_fn(v1.map_structure(move, inputs), v1.map_structure(move, state),
+        return cell_call_fn(_impl.map_structure(move, inputs), _impl.map_structure(move, state),
                             **kwargs)
 
     def get_config(self) -> dict:

@@ -1,4 +1,4 @@
-"""The training hooks and callbacks that `FSDPStrategy` adds so that sharded weights are
+"""The training hooks that `FSDPStrategy` adds to `Estimator.train` so that sharded weights are
 gathered on every replica at the moments the chief writes a checkpoint.
 
 Gathering is collective, so every replica must gather at the same step:
@@ -12,7 +12,9 @@ Gathering is collective, so every replica must gather at the same step:
   optimizer slots gathered into the model): the final checkpoint, evaluate, predict and
   export then see an ordinary model.
 
-In Keras, `fit` ends FSDP the same way (`end_of_fit_callback`).
+`Estimator.train` adds them when the strategy's data-parallel part shards the weights
+(`parallel.shards_weights`). In Keras, `fit` ends FSDP the same way
+(`keras.engine._distribute_callbacks`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from typing import Any
 from torchestimator.distribute import _collectives
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
-from torchestimator.keras.callbacks import BackupAndRestore, Callback, ModelCheckpoint
 
 
 class _ChiefDecides:
@@ -102,29 +103,3 @@ def training_hooks(parallel: Any, chief: list, config: Any, user_saver: bool) ->
     if config.save_checkpoints_steps is not None or config.save_checkpoints_secs is not None:
         hooks.append(_SaveAlong(parallel, config.save_checkpoints_secs, config.save_checkpoints_steps))
     return hooks
-
-
-def end_of_fit_callback(parallel: Any) -> Any:
-    """A Keras callback ending FSDP at the end of `fit` (every replica): the model holds its
-    full weights again, so `predict`, `save` and a single replica's calls work as usual."""
-
-    class EndOfFit(Callback):
-        """Gathers the shards into the model at `on_train_end`."""
-
-        def on_train_end(self, logs: Any = None) -> None:
-            parallel.end_training()
-
-    return EndOfFit()
-
-
-def refuse_mid_epoch_savers(callbacks: Any) -> None:
-    """Under FSDPStrategy the full weights exist at epoch ends only: a `ModelCheckpoint` or
-    `BackupAndRestore` saving every N batches is refused (ValueError naming it)."""
-
-    for cb in getattr(callbacks, "callbacks", callbacks):
-        freq = getattr(cb, "save_freq", "epoch")
-        if isinstance(cb, (ModelCheckpoint, BackupAndRestore)) and isinstance(freq, int) and not isinstance(freq, bool):
-            raise ValueError(
-                f"FSDPStrategy: {type(cb).__name__}(save_freq={freq}) saves in the middle of an epoch, when "
-                "the weights are sharded across the replicas. Use save_freq='epoch' (the weights are gathered "
-                "at each epoch end).")
