@@ -25,6 +25,7 @@ import torch
 
 from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import loop, storage
+from torchestimator._engine.device_moves import move_training_state
 from torchestimator._engine.summary import SummaryWriter
 from torchestimator._engine.train_op import TrainOp, parameters_of
 from torchestimator._ops.control_ops._context import placement_scope
@@ -41,6 +42,7 @@ from torchestimator.estimator._session import HookRunner, Session
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.keras.engine._device_moves import keras_optimizer_state
 from torchestimator.keras.mixed_precision._autocast import step_autocast
 
 logger = logging.getLogger("torchestimator")
@@ -190,6 +192,8 @@ class ModelRuntime:
         """Calls model_fn on the first batch (creating its objects on the first call), then
         loads the checkpoint (or warm-starts); returns that call's EstimatorSpec."""
         features, labels = _inputs.split_batch(first_batch, mode)
+        if self.state.is_built():  # a later call, maybe on another device: the model goes there first
+            self.place_model()
         try:
             with torch.set_grad_enabled(mode == ModeKeys.TRAIN), step_autocast(self.device):
                 spec = self.call_model_fn(features, labels, mode)
@@ -238,11 +242,11 @@ class ModelRuntime:
             optimizer.build(list(var_list))
 
     def place_model(self) -> None:
-        """Moves the model's layers to the runtime's device."""
-        for layer in self.state.layers():
-            first = next(iter(layer.parameters()), None)
-            if first is not None and first.device != self.device:
-                layer.to(self.device)
+        """Moves the model's layers (weights and buffers) and the state of the optimizers
+        model_fn made (slots, EMA copies) to the runtime's device, in place: each Parameter and
+        slot keeps its object, so the optimizers keep training the model's own weights."""
+        move_training_state(self.state.layers(), self.state.optimizers(), self.device,
+                            keras_optimizer_state)
 
     def set_training(self, training: bool = True) -> None:
         """Puts the model's layers in train (True) or eval mode."""

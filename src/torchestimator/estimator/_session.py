@@ -61,6 +61,18 @@ class LazySummary:
         return self.fn(*self.args)
 
 
+def checks_before_save(pre_save_checks: list[Callable[[], bool]]) -> bool:
+    """Run by every session (the Estimator's `Session`, `MonitoredSession`'s) at the start of
+    each checkpoint save, the one place the save path reads back the training loop's deferred
+    checks (labels out of range, a NaN loss): a failed one raises before anything is written.
+    Then runs the hooks' pre-save checks in order; False when one refused the save."""
+    loop.flush_deferred_checks()
+    for check in pre_save_checks:
+        if not check():
+            return False
+    return True
+
+
 class Session:
     """What hooks receive as `session`: the model's state during one train/evaluate/predict call.
 
@@ -101,10 +113,8 @@ class Session:
                         checkpoint_basename: str = "model.ckpt") -> str | None:
         """Writes a checkpoint at the current global step into `checkpoint_dir` (default:
         model_dir); returns its path, or None when a pre-save check refused the save."""
-        loop.flush_deferred_checks()  # a failed deferred check raises before anything is written
-        for check in self._pre_save_checks:
-            if not check():
-                return None
+        if not checks_before_save(self._pre_save_checks):
+            return None
         return self.runtime.save_checkpoint(self, checkpoint_dir, checkpoint_basename)
 
     def step_loss(self) -> Any:

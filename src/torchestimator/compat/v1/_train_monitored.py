@@ -20,6 +20,7 @@ from torchestimator import summary
 from torchestimator._engine.checkpoint import latest_checkpoint
 from torchestimator.compat.v1 import _train_global_step as _gs
 from torchestimator.compat.v1._train_saver import Saver
+from torchestimator.estimator._session import checks_before_save
 from torchestimator.estimator.hooks import CheckpointSaverHook
 from torchestimator.estimator.hooks.session_run_hook import (
     SessionRunArgs,
@@ -67,9 +68,8 @@ class _EagerSession:
     def save_checkpoint(self, checkpoint_dir: str | None = None,
                         checkpoint_basename: str = "model.ckpt") -> str | None:
         """Saves the TF1 global variables to `<checkpoint_dir>/<basename>-<global_step>`."""
-        for check in self._pre_save_checks:
-            if not check():
-                return None
+        if not checks_before_save(self._pre_save_checks):  # deferred checks raise first
+            return None
         directory = checkpoint_dir or self.model_dir
         return self._saver.save(None, os.path.join(directory, checkpoint_basename),
                                 global_step=self.global_step)

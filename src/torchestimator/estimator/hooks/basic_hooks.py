@@ -184,8 +184,8 @@ class NanTensorHook(SessionRunHook):
     def _check_before_save(self) -> bool:
         """Run by the session before each checkpoint save: False (or the error) if the loss of
         any step so far, this one included, was NaN."""
-        if not self._diverged:
-            loop.flush_deferred_checks()  # raises NanLossDuringTrainingError on a recorded NaN
+        # the session read the deferred checks back just before (`checks_before_save`): a NaN
+        # recorded by an earlier step raised NanLossDuringTrainingError, or set `_diverged`
         session = self._session
         if not self._diverged and session is not None and session.spec is not None:
             if self._is_nan_now(self._current_loss(session)):  # this step's, not recorded yet
@@ -371,10 +371,10 @@ class CheckpointSaverHook(SessionRunHook):
             listener.end(session, step)
 
     def _save(self, session: Any, step: int) -> bool:
-        """Saves a checkpoint; returns True if a listener asked to stop. The training loop's
-        deferred checks (labels out of range, a NaN loss on an accelerator) are read first and
-        raise before anything is written: a failed step never lands in the checkpoint dir."""
-        loop.flush_deferred_checks()
+        """Saves a checkpoint; returns True if a listener asked to stop. The session's save
+        reads the training loop's deferred checks (labels out of range, a NaN loss on an
+        accelerator) back first (`_session.checks_before_save`), and a failed one raises before
+        anything is written: a failed step never lands in the checkpoint dir."""
         logger.info("Calling checkpoint listeners before saving checkpoint %d...", step)
         for listener in self._listeners:
             listener.before_save(session, step)

@@ -10,56 +10,49 @@ from typing import Any
 
 import torch
 
-from torchestimator._engine import loop
+from torchestimator._engine import loop, precision
+from torchestimator._engine.device_moves import OptimizerState, move_in_place
+from torchestimator._engine.device_moves import move_training_state as _move_training_state
 from torchestimator._ops.control_ops._context import scoped_device
 from torchestimator.keras.mixed_precision._autocast import model_precision
 from torchestimator.keras.mixed_precision._grad_scaler import grad_scaler, needs_grad_scaler
 
 
-def _move_in_place(tensor: torch.Tensor, device: torch.device) -> None:
-    """Moves `tensor` to `device` keeping the Python object (whoever holds it sees it moved)."""
-    if tensor.device == device:
-        return
-    moved = tensor.data.to(device)
-    try:
-        tensor.data = moved  # between the CPU and CUDA: the same object, its data moved
-    except RuntimeError:  # tensor types `set_data` cannot swap (e.g. the lazy backend's)
-        if isinstance(tensor, torch.nn.Parameter):
-            replacement = torch.nn.Parameter(moved, requires_grad=tensor.requires_grad)
-        else:
-            replacement = moved.requires_grad_(tensor.requires_grad)
-        replacement.__class__ = type(tensor)
-        replacement.__dict__.update(tensor.__dict__)
-        torch.utils.swap_tensors(tensor, replacement)
+def keras_optimizer_state(optimizer: Any) -> OptimizerState:
+    """What of a Keras optimizer (or a `LossScaleOptimizer`, or a `TorchOptimizer` wrapping a
+    torch optimizer) moves with its weights: its update rule's per-variable slots (the rule's
+    slot caches dropped when they moved), its EMA copies and extra variables."""
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # a LossScaleOptimizer
+    kernel = getattr(optimizer, "_kernel", None)  # a Keras optimizer's update rule
+    if kernel is None:
+        kernel = getattr(optimizer, "optimizer", optimizer)  # a TorchOptimizer's torch optimizer
+    tensors = [
+        tensor for attribute in ("_ema", "_extra_variables")
+        for tensor in getattr(optimizer, attribute, None) or ()
+    ]
+    return OptimizerState(getattr(kernel, "state", {}), tensors,
+                          getattr(kernel, "invalidate_cache", None))  # the slot lists and flat views it cached
+
+
+_move_in_place = move_in_place  # its name here before it moved down to `_engine.device_moves`
 
 
 def move_training_state(model: Any, device: torch.device) -> None:
     """Moves `model`'s weights to `device` keeping each Parameter object (the optimizer holds
     them; `Module.to` makes new ones between some devices), and its optimizer's state (slots,
     EMA copies, extra variables) with them; torch's `step` counters stay where they are."""
-    with torch.no_grad():
-        for parameter in model.parameters():
-            _move_in_place(parameter, device)
-        model.to(device)  # the buffers
-        optimizer = model.optimizer
-        if optimizer is None:
+    _move_training_state([model], [model.optimizer], device, keras_optimizer_state)
+
+
+@contextlib.contextmanager
+def _own_precision(model: Any, device: torch.device) -> Any:
+    """A mixed model's call outside its steps: under its autocast, its float32 layers exempt."""
+    with model_precision(model, device) as forward_context:
+        if forward_context is None:
+            yield
             return
-        optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # a LossScaleOptimizer
-        kernel = getattr(optimizer, "_kernel", None)  # a Keras optimizer's update rule
-        if kernel is None:
-            kernel = getattr(optimizer, "optimizer", optimizer)  # a TorchOptimizer's torch optimizer
-        for state in getattr(kernel, "state", {}).values():
-            for name, value in state.items():
-                # torch keeps a `step` count on the host unless the optimizer is capturable/fused
-                if isinstance(value, torch.Tensor) and (name != "step" or value.device.type != "cpu"):
-                    _move_in_place(value, device)
-        invalidate = getattr(kernel, "invalidate_cache", None)
-        if invalidate is not None:
-            invalidate()  # the slot lists and flat views it cached
-        for attribute in ("_ema", "_extra_variables"):
-            for tensor in getattr(optimizer, attribute, None) or ():
-                if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
-                    _move_in_place(tensor, device)
+        with forward_context():
+            yield
 
 
 class StepPlacement:
@@ -92,6 +85,45 @@ class StepPlacement:
                 yield
             finally:
                 self._step_autocast = None
+
+    def _top_level_precision(self, inputs: Any) -> contextlib.AbstractContextManager | None:
+        """The autocast a top-level call of this model under a mixed policy runs in when none is
+        on yet -- `self(x, training=True)` in a custom `train_step`, a custom training loop --
+        as in TF, where the layers' compute dtype applies whoever calls them: the steps'
+        autocast while `fit`/`evaluate`/`predict` run (their float32 layers exempt already),
+        else the model's own (`model_precision`: its float32 layers exempt for the call).
+        None when the policy is not mixed, torch has no autocast for the device (the inputs',
+        else the weights') or one is on already (the library's own step, a model_fn)."""
+        if isinstance(inputs, torch.Tensor):
+            device = inputs.device
+        else:
+            weight = next(self.parameters(), None)
+            if weight is None:
+                return None
+            device = weight.device
+        if not self._autocasts_on(device):
+            return None
+        step_context = self._step_autocast
+        if step_context is not None:
+            return step_context()
+        return _own_precision(self, device)
+
+    def _autocasts_on(self, device: torch.device) -> bool:
+        """Whether a call of this model on `device` must open its autocast: its policy is mixed,
+        torch has an autocast for the device and compute dtype, and none is on already."""
+        name = self._dtype_policy_name
+        if not (isinstance(name, str) and name.startswith("mixed_")):
+            return False
+        dtype = precision.compute_dtype(self._compute_dtype)
+        if dtype is None or not precision.autocast_supported(device.type, dtype):
+            return False
+        return not torch.is_autocast_enabled(device.type)
+
+    def _build_precision(self) -> contextlib.AbstractContextManager:
+        """The context of the CPU trace that builds a subclassed model's weights: its own
+        autocast under a mixed policy (a layer's `inputs @ self.w` builds as it will run)."""
+        cpu = torch.device("cpu")
+        return _own_precision(self, cpu) if self._autocasts_on(cpu) else contextlib.nullcontext()
 
     def _place(self) -> torch.device:
         device = self._training_device()

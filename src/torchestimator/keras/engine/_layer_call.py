@@ -34,6 +34,10 @@ from torchestimator.keras.engine.layer_utils import (
 )
 from torchestimator.keras.engine.node import Node
 
+# The compute dtypes of a mixed policy's layers: a top-level call of such a layer asks
+# `_top_level_precision` for its autocast (float32 layers never ask: one set lookup).
+REDUCED_FLOATS = frozenset((torch.float16, torch.bfloat16))
+
 
 def _at_top_level() -> bool:
     """True when no layer call is in progress in this thread (and no shape trace runs)."""
@@ -56,6 +60,12 @@ class LayerCallMixin:
     (`built`, `_input_spec`, `_compute_dtype`, ...) and call its `_maybe_build`, `forward`,
     `compute_mask` and `_passes_fast_spec`.
     """
+
+    def _top_level_precision(self, inputs: Any) -> Any:
+        """The context a top-level call of this layer (of a reduced compute dtype) runs its
+        forward in, or None (the layer's own casts decide its dtypes). A `Model` under a mixed
+        policy returns its autocast (`_device_moves.StepPlacement`); a plain layer None."""
+        return None
 
     def _call_phases(self, args: tuple, kwargs: dict) -> Any:
         """The general call: normalise the arguments, record a graph node for symbolic inputs,
@@ -199,13 +209,21 @@ class LayerCallMixin:
             training = kwargs.pop("training")
             if training is not None:
                 context.training = bool(training)
+        precision = None
         if context.depth == 0 and not context.tracing:
             context.generation += 1
             scope = current_scope()
             if scope is not None:
                 scope.record_layer_call(self)
+            if self._compute_dtype in REDUCED_FLOATS:  # a mixed model's own call: its autocast
+                precision = self._top_level_precision(args[0])
         context.depth += 1
         try:
+            if precision is not None:
+                with precision:
+                    if _has_hooks(self):
+                        return torch.nn.Module.__call__(self, *args, **kwargs)
+                    return self.forward(*args, **kwargs)
             if _has_hooks(self):
                 return torch.nn.Module.__call__(self, *args, **kwargs)
             return self.forward(*args, **kwargs)

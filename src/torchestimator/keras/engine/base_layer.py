@@ -63,6 +63,7 @@ from torchestimator._variable import Variable
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine._layer_call import (  # noqa: F401 (re-exported: image_preprocessing)
+    REDUCED_FLOATS,
     LayerCallMixin,
     _at_top_level,
     _module_mode_decides,
@@ -286,7 +287,9 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
         rule and no graph node), no mask, no activity regularizer, no torch hooks and an input
         spec that the cached check passes. Each phase would then do nothing but pass `training`
         on (and, for a top-level call, start a new generation of activity losses and tell the
-        active model_fn scope the layer was used), so the call goes straight to `forward`.
+        active model_fn scope the layer was used), so the call goes straight to `forward`. (A
+        top-level call of a layer of a reduced compute dtype takes the general path: a mixed
+        model's own call runs under its autocast there.)
         """
         if len(args) == 1 and not kwargs:
             inputs = args[0]
@@ -308,6 +311,8 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
             ):
                 training = context.training
                 if not context.depth and not context.tracing:  # top level: as `_call_in_context`
+                    if self._compute_dtype in REDUCED_FLOATS:  # a mixed model's autocast: there
+                        return self._call_phases(args, kwargs)
                     context.generation += 1
                     scope = current_scope()
                     if scope is not None:

@@ -205,7 +205,8 @@ class Model(Trainer, Layer):
         spec = _shape_to_spec(input_shape, self._compute_dtype)
         self._build_shapes = input_shape
         try:
-            shape_inference._run(self, (spec,), {}, 0, "cpu")
+            with self._build_precision():  # a mixed model's trace runs as its calls will
+                shape_inference._run(self, (spec,), {}, 0, "cpu")
         except Exception:
             self.built = False
             raise
