@@ -41,7 +41,8 @@ class ModelFnContext:
         it made none; the train op applies them (`train._global_step.advance`).
       summaries: what `tf.summary.*` recorded in this call, by name (detached tensors).
       canned_optimizers: the canned Estimators' optimizers by role ("dnn", "linear", ...).
-      variable_store: the `tf.compat.v1` variable store (`get_variable`), or None until used.
+      variable_store: TF1's variable store (`train._variable_store._Store`, behind
+        `tf.compat.v1.get_variable`), or None until used.
       losses: the losses `tf.compat.v1.losses.*` made in this call (TF1's LOSSES collection).
     """
 

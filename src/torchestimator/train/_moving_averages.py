@@ -9,6 +9,7 @@ import torch
 
 from torchestimator._engine.model_fn_context import current_context
 from torchestimator._variable import Variable
+from torchestimator.train import _graph_collections, _variable_store
 
 
 def _op_name(var: Any) -> str:
@@ -38,18 +39,9 @@ def _unique_name(name: str, mark_as_used: bool = True) -> str:
 
 def _model_fn_shadow(name: str, initial: torch.Tensor) -> Variable:
     """Inside a `model_fn` (called once per step): the shadow variable `name` of the TF1
-    variable store, created on first use and the same object on later calls, so the
-    Estimator checkpoints it under TF's name `<var>/ExponentialMovingAverage`."""
-    from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
-        AUTO_REUSE,
-        _get_variable,
-        get_variable_scope,
-        variable_scope,
-    )
-
-    with variable_scope(get_variable_scope(), reuse=AUTO_REUSE):
-        return _get_variable(name, shape=tuple(initial.shape), dtype=initial.dtype,
-                             initializer=lambda *a, **k: initial.clone(), trainable=False)
+    variable store (`train._variable_store`), created on first use and the same object on later
+    calls, so the Estimator checkpoints it under TF's name `<var>/ExponentialMovingAverage`."""
+    return _variable_store.get_or_create_variable(name, initial, False)
 
 
 def _value(x: Any) -> torch.Tensor:
@@ -100,11 +92,7 @@ class ExponentialMovingAverage:
           TypeError: an element is not a floating-point variable or tensor.
         """
         if var_list is None:
-            from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
-                trainable_variables,
-            )
-
-            var_list = trainable_variables()
+            var_list = _graph_collections.trainable_variables()
         var_list = list(var_list)
         for var in var_list:
             if not torch.is_floating_point(torch.as_tensor(var)):
@@ -163,12 +151,8 @@ class ExponentialMovingAverage:
             moving_avg_variables = [v for v in self._keys.values() if isinstance(v, Variable)]
         averaged = {id(v) for v in moving_avg_variables}
         name_map = {self.average_name(v): v for v in moving_avg_variables}
-        from torchestimator.compat.v1._variable_scope import (  # lazy: upward dependency (train → compat), loaded when used
-            global_variables,
-        )
-
         shadows = {id(s) for s in self._averages.values()}
-        for v in global_variables():
+        for v in _graph_collections.global_variables():
             if id(v) not in averaged and id(v) not in shadows:
                 name_map.setdefault(_op_name(v), v)
         return name_map

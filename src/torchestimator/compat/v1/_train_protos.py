@@ -1,19 +1,7 @@
 """`tf.train.ClusterDef` / `JobDef` and `tf.compat.v1.train.SaverDef`: TF's protocol-buffer
-message classes, as TensorBoard (a dependency) ships them."""
+message classes. They are part of `tf.train` and live there (`train._protos`); this module
+re-exports them for `tf.compat.v1.train`."""
 
-from __future__ import annotations
+from torchestimator.train._protos import TRAIN_PROTOS, train_proto
 
-import importlib
-
-#: name -> (module under tensorboard.compat.proto, class name)
-TRAIN_PROTOS: dict[str, tuple[str, str]] = {
-    "ClusterDef": ("cluster_pb2", "ClusterDef"),
-    "JobDef": ("cluster_pb2", "JobDef"),
-    "SaverDef": ("saver_pb2", "SaverDef"),
-}
-
-
-def train_proto(name: str) -> type:
-    """The message class `tf.train.<name>` (`ClusterDef`, `JobDef`, `SaverDef`)."""
-    module, cls = TRAIN_PROTOS[name]
-    return getattr(importlib.import_module(f"tensorboard.compat.proto.{module}"), cls)
+__all__ = ["TRAIN_PROTOS", "train_proto"]

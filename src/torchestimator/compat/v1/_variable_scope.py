@@ -17,15 +17,16 @@ part of TF1's default graph: names stay taken for the life of the process
 `tf.compat.v1.layers` names its layers through the same store, so layers
 inside `variable_scope('encoder')` get `encoder/dense/kernel`.
 
-This module holds the scope objects and `get_variable`; the store itself is in
-`_variable_store`, the collections read from it in `_graph_collections`, and the
-initializer names in `_tf1_initializers` (all re-exported here).
+This module holds the scope objects and `get_variable`; the store itself (with the
+thread's current scope and TF1's reuse rules) is in `train._variable_store`, the collections
+read from it in `train._graph_collections` (both low enough for `tf.train`'s
+ExponentialMovingAverage and global step, issue 27), and the initializer names in
+`_tf1_initializers` (all re-exported here).
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,20 +34,6 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._ops.control_ops._context import creation_device
-from torchestimator._variable import Variable
-from torchestimator.compat.v1._graph_collections import (  # noqa: F401 (re-exported)
-    GraphKeys,
-    _filtered,
-    _is_trainable,
-    add_to_collection,
-    add_to_collections,
-    get_collection,
-    get_collection_ref,
-    global_variables,
-    regularization_losses,
-    trainable_variables,
-)
 from torchestimator.compat.v1._tf1_initializers import (  # noqa: F401 (re-exported)
     _dtype_or,
     _initial_value,
@@ -62,10 +49,27 @@ from torchestimator.compat.v1._tf1_initializers import (  # noqa: F401 (re-expor
     variance_scaling_initializer,
     zeros_initializer,
 )
-from torchestimator.compat.v1._variable_store import (  # noqa: F401 (re-exported)
+from torchestimator.train._graph_collections import (  # noqa: F401 (re-exported)
+    GraphKeys,
+    _filtered,
+    _is_trainable,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
+    global_variables,
+    regularization_losses,
+    trainable_variables,
+)
+from torchestimator.train._variable_store import (  # noqa: F401 (re-exported)
     _LAYER_KEY,
+    _LOCAL,
     _VARIABLE_KEY,
     AUTO_REUSE,
+    _compatible,
+    _default_device,
+    _get_or_create,
+    _join,
     _ReuseMode,
     _Store,
     _store,
@@ -224,19 +228,12 @@ class VariableScope:
         return f"<VariableScope name={self._name!r} reuse={self._reuse!r}>"
 
 
-_LOCAL = threading.local()
-
-
 def get_variable_scope() -> VariableScope:
     """Returns the current variable scope (the top one, named '', outside any `variable_scope`)."""
     current = getattr(_LOCAL, "scope", None)
     if current is None:
         current = _LOCAL.scope = VariableScope(False)
     return current
-
-
-def _join(prefix: str, name: str) -> str:
-    return f"{prefix}/{name}" if prefix else name
 
 
 @contextmanager
@@ -301,12 +298,6 @@ def variable_scope(name_or_scope: Any, default_name: str | None = None, values: 
 
 
 # ------------------------------------------------------------------------------- get_variable
-def _default_device() -> torch.device:
-    """Where a TF1 variable (and an RNN cell's zero state) is created: the innermost
-    `tf.device` block's device, else the default device -- inside a model_fn or not, as TF."""
-    return creation_device()
-
-
 def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
                  regularizer: Any = None, trainable: bool | None = None, collections: Any = None,
                  caching_device: Any = None, partitioner: Any = None, validate_shape: bool = True,
@@ -348,55 +339,19 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
 def _get_variable(full: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
                   regularizer: Any = None, trainable: bool | None = None, collections: Any = None,
                   validate_shape: bool = True, constraint: Any = None, **_: Any) -> torch.Tensor:
-    """get_variable's store lookup/creation of the variable of full name `full`."""
+    """get_variable's store lookup/creation of the variable of full name `full` (the store's
+    rules are `train._variable_store._get_or_create`'s; the initial value, from `initializer` or
+    the scope's, is made here only when the variable is new)."""
     scope = get_variable_scope()
-    reuse = scope.reuse
-    store = _store()
     wanted_shape = _shape_tuple(shape)
     wanted_dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
-    if reuse is True and full not in store.defined:
-        raise ValueError(
-            f"Variable {full} does not exist, or was not created with tf.get_variable(). Did you "
-            "mean to set reuse=tf.AUTO_REUSE in VarScope?"
-        )
-    if reuse is not True and reuse is not AUTO_REUSE and full in store.defined:
-        raise ValueError(
-            f"Variable {full} already exists, disallowed. Did you mean to set reuse=True or "
-            "reuse=tf.AUTO_REUSE in VarScope?"
-        )
-    key = (_VARIABLE_KEY, full)
-    variable = store.objects.get(key)
-    if variable is not None:
-        if wanted_shape is not None and validate_shape and not _compatible(wanted_shape, tuple(variable.shape)):
-            raise ValueError(
-                f"Trying to share variable {full}, but specified shape {wanted_shape} and found "
-                f"shape {tuple(variable.shape)}."
-            )
-        if wanted_dtype is not None and wanted_dtype != variable.dtype:
-            raise ValueError(
-                f"Trying to share variable {full}, but specified dtype "
-                f"{_dtypes.dtype_name(wanted_dtype)} and found dtype {_dtypes.dtype_name(variable.dtype)}."
-            )
-        store.defined.add(full)
-        return variable
     value_dtype = wanted_dtype or scope.dtype
     if initializer is None:
         initializer = scope.initializer
-    value = _initial_value(full, wanted_shape, value_dtype, initializer)
-    device = _default_device()
-    if device is not None and value.device != device:
-        value = value.to(device)
     if trainable is None:
         trainable = not (collections is not None and "local_variables" in collections)
-    variable = Variable.create(value, bool(trainable), full, constraint if constraint is not None
-                               else scope.constraint)
-    variable._keras_constraint = variable._tf_constraint  # optimizers apply it after each update
-    variable._keras_name = full
-    variable._tf1_regularizer = regularizer if regularizer is not None else scope.regularizer
-    store.objects[key] = variable
-    store.defined.add(full)
-    return variable
-
-
-def _compatible(wanted: tuple[int, ...], found: tuple[int, ...]) -> bool:
-    return len(wanted) == len(found) and all(w < 0 or w == f for w, f in zip(wanted, found))
+    return _get_or_create(
+        full, scope.reuse, wanted_shape, wanted_dtype,
+        lambda: _initial_value(full, wanted_shape, value_dtype, initializer), bool(trainable),
+        constraint if constraint is not None else scope.constraint,
+        regularizer if regularizer is not None else scope.regularizer, validate_shape)
