@@ -120,7 +120,7 @@ def test_columns_that_are_not_one_matrix_take_the_general_path(case):
 
 @pytest.mark.parametrize("layer_kind", ["dense", "linear"])
 def test_feature_layers_on_a_packed_batch_equal_a_dict_of_unpacked_tensors(layer_kind, monkeypatch):
-    from torchestimator.feature_column.linear import LinearModel
+    from torchestimator.keras.feature_column._linear_model import LinearModel
 
     shared = []
     real = _layer_utils.packed_matrix

@@ -91,7 +91,7 @@ def test_feature_layers_on_packed_batches_match_plain_tensors(layers):
     if layers == "deep":
         layer = tf.keras.layers.DenseFeatures(numeric + [fc.embedding_column(color, 2)])
     else:
-        from torchestimator.feature_column.linear import LinearModel
+        from torchestimator.keras.feature_column._linear_model import LinearModel
 
         layer = LinearModel(numeric + [color])
         layer({"x0": torch.zeros(1), "x1": torch.zeros(1), "x2": torch.zeros(1), "c": np.array(["a"])})

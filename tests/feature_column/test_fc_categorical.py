@@ -10,6 +10,7 @@ import torch
 import torchestimator as tf
 
 fc = tf.feature_column
+DenseFeatures = tf.keras.layers.DenseFeatures
 
 
 def ids_of(column, value, key=None):
@@ -19,7 +20,7 @@ def ids_of(column, value, key=None):
 
 
 def indicator(column, features):
-    return fc.DenseFeatures([fc.indicator_column(column)])(features).detach().numpy()
+    return DenseFeatures([fc.indicator_column(column)])(features).detach().numpy()
 
 
 def test_vocabulary_list_ids_and_default_oov():
@@ -203,7 +204,7 @@ def test_parse_example_spec_of_categorical_columns():
 
 
 def test_v1_and_v2_argument_orders_of_vocabulary_file(tmp_path):
-    from torchestimator.feature_column import compat_v1
+    compat_v1 = tf.compat.v1.feature_column
 
     path = tmp_path / "v.txt"
     path.write_text("a\nb\n")
@@ -211,7 +212,13 @@ def test_v1_and_v2_argument_orders_of_vocabulary_file(tmp_path):
     v1 = compat_v1.categorical_column_with_vocabulary_file("c", str(path), 2, 3, None, tf.string)
     assert v1 == v2 and v2.num_buckets == 5
     assert compat_v1.shared_embedding_columns is fc.shared_embeddings
-    assert compat_v1.input_layer is fc.input_layer and compat_v1.linear_model is fc.linear_model
+    from torchestimator.keras.feature_column import _dense_features, _linear_model
+
+    assert compat_v1.input_layer is _dense_features.input_layer
+    assert compat_v1.linear_model is _linear_model.linear_model
+    # TF 2.15's tf.feature_column has no layers: they are Keras's (tf.keras.layers.DenseFeatures)
+    for name in ("DenseFeatures", "SequenceFeatures", "LinearModel", "input_layer", "linear_model"):
+        assert not hasattr(fc, name), name
 
 
 def test_one_feature_read_by_several_columns():
@@ -220,12 +227,12 @@ def test_one_feature_read_by_several_columns():
     crossed = fc.crossed_column(["w", words], 10)
     feats = {"w": np.array([["a", ""], ["b", "zz"]])}
     cols = [fc.indicator_column(words), fc.embedding_column(hashed, 2), fc.indicator_column(crossed)]
-    out = fc.DenseFeatures(cols)(feats)
+    out = DenseFeatures(cols)(feats)
     assert out.shape == (2, 14)  # sorted: w_X_w_indicator (10), w_embedding (2), w_indicator (2)
     np.testing.assert_array_equal(out.detach().numpy()[:, -2:], [[1, 0], [0, 1]])
     int_col = fc.categorical_column_with_identity("w", 3)
     with pytest.raises(ValueError, match="has an integer dtype, but feature 'w' holds strings"):
-        fc.DenseFeatures([fc.indicator_column(words), fc.embedding_column(int_col, 2)])(feats)
+        DenseFeatures([fc.indicator_column(words), fc.embedding_column(int_col, 2)])(feats)
 
 
 def test_empty_examples_and_all_missing_batches():

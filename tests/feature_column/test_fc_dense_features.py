@@ -5,15 +5,18 @@ import pytest
 import torch
 
 import torchestimator as tf
+from torchestimator.keras.feature_column._linear_model import LinearModel
 
 fc = tf.feature_column
+DenseFeatures = tf.keras.layers.DenseFeatures
+input_layer = tf.compat.v1.feature_column.input_layer
 
 
 def test_columns_are_concatenated_in_name_order():
     zz = fc.numeric_column("zz")
     age = fc.numeric_column("age")
     color = fc.indicator_column(fc.categorical_column_with_vocabulary_list("color", ["r", "g"]))
-    layer = fc.DenseFeatures([zz, color, age])
+    layer = DenseFeatures([zz, color, age])
     assert [c.name for c in layer.feature_columns] == ["age", "color_indicator", "zz"]
     out = layer({"zz": [100.0, 200.0], "age": [1.0, 2.0], "color": np.array(["g", "r"])})
     np.testing.assert_array_equal(out.numpy(), [[1, 0, 1, 100], [2, 1, 0, 200]])
@@ -23,7 +26,7 @@ def test_columns_are_concatenated_in_name_order():
 def test_mixed_columns_by_hand():
     b = fc.bucketized_column(fc.numeric_column("age"), [18, 65])
     ident = fc.indicator_column(fc.categorical_column_with_identity("dept", 3))
-    out = fc.DenseFeatures([b, ident])({"age": np.array([[10.0], [30.0], [70.0]]), "dept": [[0, 2], [], [1, 1]]})
+    out = DenseFeatures([b, ident])({"age": np.array([[10.0], [30.0], [70.0]]), "dept": [[0, 2], [], [1, 1]]})
     np.testing.assert_array_equal(out.numpy(), [[1, 0, 0, 1, 0, 1], [0, 1, 0, 0, 0, 0], [0, 0, 1, 0, 2, 0]])
 
 
@@ -31,7 +34,7 @@ def test_cols_to_output_tensors_and_input_layer():
     age = fc.numeric_column("age")
     emb = fc.embedding_column(fc.categorical_column_with_identity("i", 4), 2)
     outputs, variables = {}, {}
-    out = fc.input_layer({"age": [3.0], "i": [1]}, [age, emb], cols_to_vars=variables, cols_to_output_tensors=outputs)
+    out = input_layer({"age": [3.0], "i": [1]}, [age, emb], cols_to_vars=variables, cols_to_output_tensors=outputs)
     assert out.shape == (1, 3)
     assert outputs[age].tolist() == [[3.0]] and outputs[emb].shape == (1, 2)
     assert variables[age] == [] and [tuple(v.shape) for v in variables[emb]] == [(4, 2)]
@@ -39,32 +42,32 @@ def test_cols_to_output_tensors_and_input_layer():
 
 
 def test_missing_feature_names_it_and_lists_the_present_ones():
-    layer = fc.DenseFeatures([fc.numeric_column("age"), fc.numeric_column("height")])
+    layer = DenseFeatures([fc.numeric_column("age"), fc.numeric_column("height")])
     with pytest.raises(ValueError, match=r"Feature 'height' is required by feature column 'height'.*Features present: \['age', 'weight'\]"):
         layer({"age": [1.0], "weight": [2.0]})
 
 
 def test_layer_argument_errors():
     with pytest.raises(ValueError, match="Items of feature_columns must be a DenseColumn"):
-        fc.DenseFeatures([fc.categorical_column_with_identity("i", 3)])
+        DenseFeatures([fc.categorical_column_with_identity("i", 3)])
     with pytest.raises(ValueError, match="feature_columns must not be empty"):
-        fc.DenseFeatures([])
+        DenseFeatures([])
     with pytest.raises(ValueError, match="Expected feature_columns to be iterable, found dict"):
-        fc.DenseFeatures({"a": fc.numeric_column("a")})
+        DenseFeatures({"a": fc.numeric_column("a")})
     with pytest.raises(ValueError, match="Duplicate feature column name found"):
-        fc.DenseFeatures([fc.numeric_column("a"), fc.numeric_column("a", shape=2)])
+        DenseFeatures([fc.numeric_column("a"), fc.numeric_column("a", shape=2)])
     seq = fc.sequence_categorical_column_with_identity("s", 3)
     with pytest.raises(ValueError, match="use SequenceFeatures instead of DenseFeatures"):
-        fc.DenseFeatures([fc.embedding_column(seq, 2)])
+        DenseFeatures([fc.embedding_column(seq, 2)])
     with pytest.raises(ValueError, match="use SequenceFeatures instead of DenseFeatures"):
-        fc.DenseFeatures([fc.indicator_column(seq)])
-    layer = fc.DenseFeatures([fc.numeric_column("a")])
+        DenseFeatures([fc.indicator_column(seq)])
+    layer = DenseFeatures([fc.numeric_column("a")])
     with pytest.raises(ValueError, match="We expected a dictionary here"):
         layer.call([1.0, 2.0])
 
 
 def test_batch_sizes_must_agree():
-    layer = fc.DenseFeatures([fc.numeric_column("a"), fc.numeric_column("b")])
+    layer = DenseFeatures([fc.numeric_column("a"), fc.numeric_column("b")])
     with pytest.raises(ValueError, match=r"Batch size \(first dimension\) of each feature must be same"):
         layer({"a": [1.0, 2.0], "b": [1.0]})
 
@@ -75,12 +78,12 @@ def test_get_config_round_trip_gives_the_same_outputs():
         fc.embedding_column(fc.categorical_column_with_vocabulary_list("c", ["a", "b"], num_oov_buckets=2), 3),
         fc.indicator_column(fc.crossed_column(["c", "d"], 7)),
     ]
-    layer = fc.DenseFeatures(cols, name="feats")
+    layer = DenseFeatures(cols, name="feats")
     feats = {"age": [30.0, 50.0], "c": np.array(["a", "q"]), "d": np.array([1, 2])}
     out = layer(feats)
     config = layer.get_config()
     assert config["name"] == "feats" and config["feature_columns"][0]["class_name"] == "NumericColumn"
-    clone = fc.DenseFeatures.from_config(config)
+    clone = DenseFeatures.from_config(config)
     clone(feats)
     clone.set_weights(layer.get_weights())
     np.testing.assert_array_equal(clone(feats).detach().numpy(), out.detach().numpy())
@@ -93,7 +96,7 @@ def test_functional_model_with_string_inputs():
 
     cols = [fc.numeric_column("age"), fc.indicator_column(fc.categorical_column_with_vocabulary_list("c", ["a", "b"]))]
     inputs = {"age": Input(shape=(1,), name="age"), "c": Input(shape=(), name="c", dtype="string")}
-    x = fc.DenseFeatures(cols)(inputs)
+    x = DenseFeatures(cols)(inputs)
     assert x.shape == (None, 3)
     model = Functional(inputs, x)
     out = model({"age": np.array([[1.0], [2.0]], dtype=np.float32), "c": np.array(["b", "a"])})
@@ -102,12 +105,12 @@ def test_functional_model_with_string_inputs():
 
 def test_output_follows_the_layer_device_and_state_dict_round_trips():
     col = fc.embedding_column(fc.categorical_column_with_identity("i", 5), 2)
-    layer = fc.DenseFeatures([col, fc.numeric_column("x")])
+    layer = DenseFeatures([col, fc.numeric_column("x")])
     feats = {"i": [[1, 2], [4]], "x": torch.tensor([1.0, 2.0])}
     out = layer(feats)
     state = layer.state_dict()
     assert list(state) == ["i_embedding_embedding_weights"]
-    other = fc.DenseFeatures([col, fc.numeric_column("x")])
+    other = DenseFeatures([col, fc.numeric_column("x")])
     other(feats)
     other.load_state_dict(state)
     torch.testing.assert_close(other(feats), out)
@@ -119,8 +122,8 @@ def test_empty_batch():
     cols = [fc.numeric_column("x"), fc.indicator_column(w), fc.embedding_column(w, 3),
             fc.embedding_column(fc.crossed_column(["w", "z"], 5), 2, combiner="sqrtn")]
     feats = {"x": np.zeros(0, np.float32), "w": np.array([], dtype=str), "z": np.array([], dtype=np.int64)}
-    assert fc.DenseFeatures(cols)(feats).shape == (0, 8)
-    assert fc.LinearModel([w, fc.numeric_column("x")])(feats).shape == (0, 1)
+    assert DenseFeatures(cols)(feats).shape == (0, 8)
+    assert LinearModel([w, fc.numeric_column("x")])(feats).shape == (0, 1)
 
 
 def test_plain_numeric_columns_take_one_stack_with_the_same_result():

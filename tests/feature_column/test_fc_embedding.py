@@ -10,6 +10,7 @@ from safetensors.torch import save_file
 import torchestimator as tf
 
 fc = tf.feature_column
+DenseFeatures = tf.keras.layers.DenseFeatures
 
 TABLE = np.arange(12, dtype=np.float32).reshape(4, 3)
 
@@ -23,7 +24,7 @@ FEATS = {"t": [["a", "c"], [], ["x", "b"]], "w": [[1.0, 3.0], [], [2.0, 5.0]]}
 
 
 def embed(column, features=FEATS):
-    return fc.DenseFeatures([column])(features).detach().numpy()
+    return DenseFeatures([column])(features).detach().numpy()
 
 
 @pytest.mark.parametrize("combiner", ["mean", "sum", "sqrtn"])
@@ -81,7 +82,7 @@ def test_table_is_a_layer_weight_with_tf_name_and_default_initializer():
     torch.manual_seed(0)
     col = fc.embedding_column(fc.categorical_column_with_identity("i", 1000), 16)
     assert col.name == "i_embedding" and col.variable_shape == (16,)
-    layer = fc.DenseFeatures([col], name="input_layer")
+    layer = DenseFeatures([col], name="input_layer")
     with tf.GradientTape():  # numpy inputs at the top level record gradients only under a tape
         out = layer({"i": np.array([1, 2])})
     (w,) = layer.weights
@@ -94,8 +95,20 @@ def test_table_is_a_layer_weight_with_tf_name_and_default_initializer():
     assert w.grad is not None and float(w.grad[1].abs().sum()) > 0 and float(w.grad[0].abs().sum()) == 0
 
 
+def test_default_table_initializer_is_keras_truncated_normal_with_stddev_one_over_sqrt_dimension():
+    # the column holds a config; the layer resolves it through tf.keras.initializers: same draw
+    col = fc.embedding_column(fc.categorical_column_with_identity("i", 50), 9)
+    torch.manual_seed(7)
+    layer = DenseFeatures([col])
+    layer.build(None)
+    torch.manual_seed(7)
+    expected = tf.keras.initializers.TruncatedNormal(mean=0.0, stddev=1.0 / 3.0)((50, 9))
+    assert torch.equal(layer.weights[0].detach(), expected)
+    assert col.initializer is None and col.get_config()["initializer"] is None
+
+
 def test_trainable_false_freezes_the_table():
-    layer = fc.DenseFeatures([fc.embedding_column(VOCAB, 3, trainable=False)])
+    layer = DenseFeatures([fc.embedding_column(VOCAB, 3, trainable=False)])
     layer(FEATS)
     assert not layer.weights[0].requires_grad and layer.trainable_weights == []
 
@@ -132,7 +145,7 @@ def test_shared_embeddings_share_one_table():
     cols = fc.shared_embeddings([a, b], 3, combiner="sum", initializer=table_init)
     assert [c.name for c in cols] == ["watched_shared_embedding", "liked_shared_embedding"]
     assert cols[0].shared_embedding_collection_name == "liked_watched_shared_embedding"
-    layer = fc.DenseFeatures(cols)
+    layer = DenseFeatures(cols)
     out = layer({"watched": [[0, 1], [3]], "liked": [[2], []]}).detach().numpy()
     assert len(layer.weights) == 1
     assert layer.weights[0]._keras_name.endswith("/liked_watched_shared_embedding")

@@ -7,8 +7,10 @@ import pytest
 import torch
 
 import torchestimator as tf
+from torchestimator.keras.feature_column._linear_model import LinearModel
 
 fc = tf.feature_column
+linear_model = tf.compat.v1.feature_column.linear_model
 
 AGE = fc.numeric_column("age")
 COLOR = fc.categorical_column_with_vocabulary_list("color", ["r", "g", "b"])
@@ -16,7 +18,7 @@ FEATS = {"age": [1.0, 3.0], "color": [["r", "g"], ["b", "x"]]}
 
 
 def model_with_weights(combiner):
-    model = fc.LinearModel([COLOR, AGE], sparse_combiner=combiner, name="linear_model")
+    model = LinearModel([COLOR, AGE], sparse_combiner=combiner, name="linear_model")
     model(FEATS)
     with torch.no_grad():
         weights = {p._keras_name: p for p in model.weights}
@@ -27,7 +29,7 @@ def model_with_weights(combiner):
 
 
 def test_weights_are_named_as_tf_checkpoints_and_start_at_zero():
-    model = fc.LinearModel([COLOR, AGE, fc.bucketized_column(AGE, [2.0])], units=3, name="linear_model")
+    model = LinearModel([COLOR, AGE, fc.bucketized_column(AGE, [2.0])], units=3, name="linear_model")
     out = model(FEATS)
     assert out.shape == (2, 3) and float(out.detach().abs().sum()) == 0.0
     shapes = {p._keras_name: tuple(p.shape) for p in model.weights}
@@ -55,7 +57,7 @@ def test_sparse_combiners_by_hand(combiner, expected):
 def test_weighted_column_and_multi_dimensional_dense_column():
     weighted = fc.weighted_categorical_column(fc.categorical_column_with_identity("i", 3), "w")
     pos = fc.numeric_column("pos", shape=2)
-    model = fc.LinearModel([weighted, pos])
+    model = LinearModel([weighted, pos])
     feats = {"i": [[0, 2], [1]], "w": [[0.5, 2.0], [3.0]], "pos": [[1.0, 2.0], [3.0, 4.0]]}
     model(feats)
     with torch.no_grad():
@@ -68,7 +70,7 @@ def test_weighted_column_and_multi_dimensional_dense_column():
 
 
 def test_gradients_reach_only_the_ids_seen():
-    model = fc.LinearModel([COLOR])
+    model = LinearModel([COLOR])
     with tf.GradientTape():  # numpy inputs at the top level record gradients only under a tape
         out = model(FEATS)
     out.sum().backward()
@@ -79,7 +81,7 @@ def test_gradients_reach_only_the_ids_seen():
 
 def test_linear_model_function_fills_cols_to_vars():
     cols_to_vars = {}
-    out = fc.linear_model(FEATS, [AGE, COLOR], units=2, cols_to_vars=cols_to_vars)
+    out = linear_model(FEATS, [AGE, COLOR], units=2, cols_to_vars=cols_to_vars)
     assert out.shape == (2, 2)
     assert [tuple(v.shape) for v in cols_to_vars[COLOR]] == [(3, 2)]
     assert [v._keras_name for v in cols_to_vars["bias"]] == ["linear_model/bias_weights"]
@@ -87,7 +89,7 @@ def test_linear_model_function_fills_cols_to_vars():
 
 def test_embedding_column_inside_a_linear_model():
     emb = fc.embedding_column(fc.categorical_column_with_identity("i", 4), 2)
-    model = fc.LinearModel([emb], name="linear_model")
+    model = LinearModel([emb], name="linear_model")
     assert model({"i": [1, 3]}).shape == (2, 1)
     names = sorted(p._keras_name for p in model.weights)
     assert names == [
@@ -98,21 +100,21 @@ def test_embedding_column_inside_a_linear_model():
 
 def test_linear_model_errors():
     with pytest.raises(ValueError, match="units must be a positive integer"):
-        fc.LinearModel([AGE], units=0)
+        LinearModel([AGE], units=0)
     with pytest.raises(ValueError, match="sparse_combiner must be one of"):
-        fc.LinearModel([AGE], sparse_combiner="max")
+        LinearModel([AGE], sparse_combiner="max")
     with pytest.raises(ValueError, match="either a DenseColumn or CategoricalColumn"):
-        fc.LinearModel(["age"])
+        LinearModel(["age"])
     with pytest.raises(ValueError, match="does not take sequence columns"):
-        fc.LinearModel([fc.sequence_categorical_column_with_identity("s", 3)])
+        LinearModel([fc.sequence_categorical_column_with_identity("s", 3)])
     with pytest.raises(ValueError, match="Feature 'color' is required"):
-        fc.LinearModel([COLOR])({"age": [1.0]})
+        LinearModel([COLOR])({"age": [1.0]})
 
 
 def test_config_round_trip():
-    model = fc.LinearModel([COLOR, AGE], units=2, sparse_combiner="mean", name="lin")
+    model = LinearModel([COLOR, AGE], units=2, sparse_combiner="mean", name="lin")
     config = model.get_config()
-    clone = fc.LinearModel.from_config(config)
+    clone = LinearModel.from_config(config)
     assert clone.units == 2 and clone.sparse_combiner == "mean" and clone.name == "lin"
     assert clone.feature_columns == model.feature_columns
 
@@ -124,7 +126,7 @@ def test_a_run_of_numeric_columns_is_one_matmul_with_the_per_column_result():
     fc = tf.feature_column
     cat = fc.categorical_column_with_vocabulary_list("cat", ["p", "q"])
     cols = [fc.numeric_column("x0"), fc.numeric_column("x1"), fc.numeric_column("x2"), cat]
-    layer = fc.LinearModel(cols, units=2)
+    layer = LinearModel(cols, units=2)
     rng = np.random.default_rng(0)
     features = {k: torch.tensor(rng.normal(size=5), dtype=torch.float32) for k in ("x0", "x1", "x2")}
     features["cat"] = np.array(["p", "q", "q", "p", "q"])

@@ -7,10 +7,11 @@ import torch
 import torchestimator as tf
 
 fc = tf.feature_column
+DenseFeatures = tf.keras.layers.DenseFeatures
 
 
 def dense(columns, features):
-    return fc.DenseFeatures(columns)(features).detach().numpy()
+    return DenseFeatures(columns)(features).detach().numpy()
 
 
 def test_numeric_column_defaults_and_spec():

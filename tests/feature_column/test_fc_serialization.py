@@ -9,6 +9,7 @@ import torch
 import torchestimator as tf
 
 fc = tf.feature_column
+DenseFeatures = tf.keras.layers.DenseFeatures
 
 
 def all_columns(vocab_path):
@@ -66,9 +67,9 @@ def test_rebuilt_columns_compute_the_same_outputs(vocab_path):
         "age": [20.0, 70.0], "color": np.array(["r", "blue"]), "city": np.array(["ny", "la"]),
         "dept": [[1, 3], [7]], "w": [[0.5, 2.0], [1.0]], "c2": np.array(["d", "a"]),
     }
-    layer = fc.DenseFeatures(cols)
+    layer = DenseFeatures(cols)
     out = layer(feats)
-    rebuilt = fc.DenseFeatures(fc.deserialize_feature_columns(json.loads(json.dumps(fc.serialize_feature_columns(cols)))))
+    rebuilt = DenseFeatures(fc.deserialize_feature_columns(json.loads(json.dumps(fc.serialize_feature_columns(cols)))))
     rebuilt(feats)
     rebuilt.load_state_dict(layer.state_dict())
     torch.testing.assert_close(rebuilt(feats), out)
@@ -118,3 +119,51 @@ def test_columns_are_immutable_and_hashable():
     with pytest.raises(AttributeError):
         col.key = "b"
     assert {col, fc.numeric_column("a")} == {col}
+
+
+_WITHOUT_KERAS = """
+import json, sys
+import torchestimator.feature_column as fc
+from torchestimator.feature_column import serialization
+assert serialization._OBJECT_CODEC is None
+def norm(x):
+    return x
+cols = [fc.numeric_column("x", normalizer_fn=fc.ZScoreNormalizer(1.0, 2.0)),
+        fc.numeric_column("y", normalizer_fn=norm),
+        fc.embedding_column(fc.categorical_column_with_identity("i", 5), 2)]
+configs = json.loads(json.dumps(fc.serialize_feature_columns(cols)))
+back = fc.deserialize_feature_columns(configs, {"norm": norm})
+keras_config = dict(configs[2], config=dict(configs[2]["config"], initializer={
+    "class_name": "TruncatedNormal", "config": {"stddev": 0.1}, "registered_name": "TruncatedNormal"}))
+try:
+    fc.deserialize_feature_column(keras_config)
+    error = None
+except ValueError as e:
+    error = str(e)
+keras_loaded = sorted(m for m in sys.modules if m.startswith("torchestimator.keras"))
+import torchestimator.keras.saving
+rebuilt = fc.deserialize_feature_column(keras_config)
+print(json.dumps({"equal": back == cols, "configs": configs[:2], "error": error,
+                  "keras_loaded": keras_loaded, "codec": serialization._OBJECT_CODEC is not None,
+                  "initializer": type(rebuilt.initializer).__name__}))
+"""
+
+
+def test_columns_serialize_without_keras_and_keras_registers_its_object_codec():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _WITHOUT_KERAS], capture_output=True, text=True,
+                         check=True).stdout
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["keras_loaded"] == []  # tf.feature_column imports no Keras
+    assert report["equal"]
+    # the same configs Keras's serialize_keras_object writes
+    assert report["configs"][0]["config"]["normalizer_fn"] == {
+        "class_name": "ZScoreNormalizer", "config": {"mean": 1.0, "std": 2.0},
+        "registered_name": "ZScoreNormalizer"}
+    assert report["configs"][1]["config"]["normalizer_fn"] == {
+        "module": "builtins", "class_name": "function", "config": "norm", "registered_name": "function"}
+    assert "initializer" in report["error"] and "TruncatedNormal" in report["error"]
+    assert "Import tf.keras" in report["error"]
+    assert report["codec"] and report["initializer"] == "TruncatedNormal"

@@ -31,9 +31,9 @@ import torch
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.errors import InvalidArgumentError
-from torchestimator.feature_column import LinearModel
 from torchestimator.feature_column._base import CategoricalColumn, DenseColumn
 from torchestimator.feature_column._transform import FeatureTransformationCache
+from torchestimator.keras.feature_column._linear_model import LinearModel
 from torchestimator.summary._summary import _record
 
 _LOSSES = ("logistic_loss", "squared_loss", "hinge_loss", "smooth_hinge_loss")

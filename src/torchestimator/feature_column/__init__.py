@@ -1,20 +1,17 @@
-"""`tf.feature_column`: feature columns, and the layers that consume them.
+"""`tf.feature_column`: feature columns (the layers that consume them are in Keras).
 
 Columns describe how raw features (numbers, strings, ids; one or several
 per example) become model inputs. They are immutable data: `get_config()` /
 `serialize_feature_column` give their full preprocessing state. Hashing is
 FarmHash Fingerprint64 (`torchestimator._hashing`), bit-identical to TF's.
 
-Layers: `DenseFeatures` (`tf.keras.layers.DenseFeatures`), `LinearModel` and
-`linear_model` (the linear estimator's input), `SequenceFeatures`
-(`tf.keras.experimental.SequenceFeatures`), and TF1's `input_layer`. They are
-loaded on first use, so importing the columns does not import Keras.
+The layers that consume columns are Keras layers and live in Keras, as in TF
+2.15: `tf.keras.layers.DenseFeatures`, `tf.keras.experimental.SequenceFeatures`,
+and TF1's `tf.compat.v1.feature_column.input_layer` / `linear_model`
+(`torchestimator/keras/feature_column/`). This package imports no Keras.
 """
 
 from __future__ import annotations
-
-import importlib
-from typing import Any
 
 from torchestimator.feature_column._base import (
     CategoricalColumn,
@@ -76,42 +73,21 @@ from torchestimator.io._parse_spec import (
     VarLenFeature,
 )
 
-_LAZY = {
-    "DenseFeatures": "torchestimator.feature_column.dense_features",
-    "input_layer": "torchestimator.feature_column.dense_features",
-    "LinearModel": "torchestimator.feature_column.linear",
-    "linear_model": "torchestimator.feature_column.linear",
-    "SequenceFeatures": "torchestimator.feature_column.sequence_features",
-}
-
 __all__ = [
-    "BucketizedColumn", "CategoricalColumn", "CrossedColumn", "DenseColumn", "DenseFeatures",
-    "EmbeddingColumn", "FeatureColumn", "FeatureTransformationCache", "FixedLenFeature",
-    "HashedCategoricalColumn", "IdWeightPair", "IdentityCategoricalColumn", "IndicatorColumn",
-    "LinearModel", "NumericColumn", "SequenceCategoricalColumn", "SequenceDenseColumn",
-    "SequenceFeatures", "SequenceNumericColumn", "SharedEmbeddingColumn", "SparseIds",
-    "TensorSequenceLengthPair", "VarLenFeature", "VocabularyFileCategoricalColumn",
-    "VocabularyListCategoricalColumn", "WeightedCategoricalColumn", "ZScoreNormalizer",
-    "bucketized_column", "categorical_column_with_hash_bucket", "categorical_column_with_identity",
+    "BucketizedColumn", "CategoricalColumn", "CrossedColumn", "DenseColumn", "EmbeddingColumn",
+    "FeatureColumn", "FeatureTransformationCache", "FixedLenFeature", "HashedCategoricalColumn",
+    "IdWeightPair", "IdentityCategoricalColumn", "IndicatorColumn", "NumericColumn",
+    "SequenceCategoricalColumn", "SequenceDenseColumn", "SequenceNumericColumn",
+    "SharedEmbeddingColumn", "SparseIds", "TensorSequenceLengthPair", "VarLenFeature",
+    "VocabularyFileCategoricalColumn", "VocabularyListCategoricalColumn",
+    "WeightedCategoricalColumn", "ZScoreNormalizer", "bucketized_column",
+    "categorical_column_with_hash_bucket", "categorical_column_with_identity",
     "categorical_column_with_vocabulary_file", "categorical_column_with_vocabulary_list",
     "crossed_column", "deserialize_feature_column", "deserialize_feature_columns",
-    "embedding_column", "indicator_column", "input_layer", "linear_model",
-    "make_parse_example_spec", "numeric_column", "sequence_categorical_column_with_hash_bucket",
-    "sequence_categorical_column_with_identity", "sequence_categorical_column_with_vocabulary_file",
+    "embedding_column", "indicator_column", "make_parse_example_spec", "numeric_column",
+    "sequence_categorical_column_with_hash_bucket", "sequence_categorical_column_with_identity",
+    "sequence_categorical_column_with_vocabulary_file",
     "sequence_categorical_column_with_vocabulary_list", "sequence_numeric_column",
     "serialize_feature_column", "serialize_feature_columns", "shared_embeddings",
     "weighted_categorical_column",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'torchestimator.feature_column' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))

@@ -31,12 +31,12 @@ from torchestimator.feature_column._base import (
 )
 
 
-def _default_initializer(dimension: int) -> Callable:
-    from torchestimator.keras.initializers import (  # lazy: heavy (torchestimator.keras.initializers, 370 ms)
-        TruncatedNormal,
-    )
-
-    return TruncatedNormal(mean=0.0, stddev=1.0 / math.sqrt(dimension))
+def _default_initializer(dimension: int) -> dict[str, Any]:
+    """TF's default table initializer, truncated normal (mean 0, stddev 1/sqrt(dimension)), as a
+    Keras initializer config: the layer that owns the table resolves it (its `add_weight` takes
+    any `tf.keras.initializers.get` identifier), so the columns import no Keras."""
+    return {"class_name": "TruncatedNormal",
+            "config": {"mean": 0.0, "stddev": 1.0 / math.sqrt(dimension), "seed": None}}
 
 
 def load_from_checkpoint(path: str, tensor_name: str, shape: tuple[int, ...], column: str) -> torch.Tensor:

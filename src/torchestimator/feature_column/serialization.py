@@ -7,6 +7,13 @@ names ('string', 'int64', 'float32'); functions and initializers go through
 the Keras object registry, so only registered or `get_config()`-able ones
 survive (a Python lambda cannot: the error says what to use instead).
 
+The Keras object registry sits above this package, so Keras hands it down:
+`tf.keras.saving` calls `register_object_codec(serialize, deserialize, lookup)`
+when it loads (as `saved_model._layout.register_layer_codec`). Until then — no
+Keras object can exist then — plain columns serialize as always, a
+`ZScoreNormalizer` is handled here, and a config naming another object is
+rebuilt from `custom_objects` or refused with an error saying to load tf.keras.
+
 Each column's preprocessing state — vocabularies, boundaries, bucket sizes,
 normalizers — is in its config, so an export can rebuild the preprocessing
 without the code that trained the model.
@@ -15,12 +22,84 @@ without the code that trained the model.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
-from typing import Any
+import types
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
 
 from torchestimator import _dtypes
 
 _COLUMN_CLASSES: dict[str, type] = {}
+
+
+class ObjectCodec(NamedTuple):
+    """How columns store the objects they hold (a `normalizer_fn`, an `initializer`): Keras's
+    `serialize_keras_object(obj)`, `deserialize_keras_object(config, custom_objects,
+    module_objects=...)` and `get_registered_object(name, custom_objects)`."""
+
+    serialize: Callable[[Any], Any]
+    deserialize: Callable[..., Any]
+    lookup: Callable[..., Any]
+
+
+_OBJECT_CODEC: ObjectCodec | None = None
+
+
+def register_object_codec(serialize: Callable[[Any], Any], deserialize: Callable[..., Any],
+                          lookup: Callable[..., Any]) -> None:
+    """Installs the Keras object registry's functions (`tf.keras.saving` calls this when it loads).
+
+    Args:
+        serialize: `serialize_keras_object(obj)` -> JSON-able config.
+        deserialize: `deserialize_keras_object(config, custom_objects, module_objects=...)`.
+        lookup: `get_registered_object(name, custom_objects)` -> the class, or None.
+    """
+    global _OBJECT_CODEC
+    _OBJECT_CODEC = ObjectCodec(serialize, deserialize, lookup)
+
+
+def _zscore_normalizer() -> type:
+    from torchestimator.feature_column.numeric import (  # lazy: feature_column.numeric imports this module at load time
+        ZScoreNormalizer,
+    )
+
+    return ZScoreNormalizer
+
+
+def _serialize_without_keras(value: Any) -> Any:
+    """`serialize_keras_object`'s output for what can exist before Keras loads (no registered
+    object can): a `ZScoreNormalizer`, another `get_config()`-able object; else ValueError."""
+    if hasattr(value, "get_config") and not isinstance(value, type):
+        name = type(value).__name__
+        return {"class_name": name, "config": value.get_config(), "registered_name": name}
+    if isinstance(value, types.FunctionType) and value.__name__ != "<lambda>":
+        return {"module": "builtins", "class_name": "function", "config": value.__name__,
+                "registered_name": "function"}
+    raise ValueError(f"Cannot serialize {value!r}: it is neither a registered Keras object nor an "
+                     "object with get_config().")
+
+
+def _deserialize_without_keras(value: Any, custom_objects: Mapping[str, Any] | None, column: str,
+                               field_name: str) -> Any:
+    """Rebuilds a `ZScoreNormalizer` or a `custom_objects` entry; anything else needs Keras."""
+    custom = dict(custom_objects or {})
+    if isinstance(value, Mapping) and value.get("class_name") == "function":
+        value = value.get("config")
+    if isinstance(value, str):
+        if value in custom:
+            return custom[value]
+    elif isinstance(value, Mapping) and isinstance(value.get("class_name"), str):
+        class_name = value["class_name"]
+        cls = {"ZScoreNormalizer": _zscore_normalizer()}.get(class_name) or custom.get(
+            value.get("registered_name") or class_name) or custom.get(class_name)
+        if cls is not None:
+            inner = value.get("config", {})
+            return cls.from_config(inner) if hasattr(cls, "from_config") else cls(**inner)
+    raise ValueError(
+        f"Cannot deserialize the {field_name} of {column} ({str(value)[:200]}): it names "
+        "a Keras object, and the Keras object registry is not loaded. Import tf.keras "
+        "(torchestimator.keras.saving) before deserializing, or pass the object in custom_objects."
+    )
+
 
 # Field metadata kinds (dataclasses.field(metadata={"kind": ...})).
 DTYPE = "dtype"
@@ -49,12 +128,9 @@ def _jsonable(value: Any) -> Any:
 def _serialize_object(value: Any, column: Any, field_name: str) -> Any:
     if value is None:
         return None
-    from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 729 ms)
-        serialize_keras_object,
-    )
-
+    serialize = _OBJECT_CODEC.serialize if _OBJECT_CODEC is not None else _serialize_without_keras
     try:
-        return serialize_keras_object(value)
+        return serialize(value)
     except ValueError:
         label = getattr(value, "__qualname__", None) or repr(value)
         if field_name == "normalizer_fn":
@@ -132,16 +208,15 @@ def default_column_from_config(
                 for k in value
             )
         elif kind == OBJECT and value is not None:
-            from torchestimator.feature_column.numeric import (  # lazy: feature_column.numeric imports this module at load time
-                ZScoreNormalizer,
-            )
-            from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 879 ms)
-                deserialize_keras_object,
-            )
-
-            kwargs[name] = deserialize_keras_object(
-                value, dict(custom_objects or {}), module_objects={"ZScoreNormalizer": ZScoreNormalizer}
-            )
+            if _OBJECT_CODEC is None:
+                key = config.get("key")
+                label = f"column {key!r}" if isinstance(key, str) else f"a {cls.__name__}"
+                kwargs[name] = _deserialize_without_keras(value, custom_objects, label, name)
+            else:
+                kwargs[name] = _OBJECT_CODEC.deserialize(
+                    value, dict(custom_objects or {}),
+                    module_objects={"ZScoreNormalizer": _zscore_normalizer()},
+                )
         else:
             kwargs[name] = value
     return cls(**kwargs)
@@ -186,12 +261,8 @@ def deserialize_feature_column(
         )
     class_name = config["class_name"]
     cls = (custom_objects or {}).get(class_name) or _COLUMN_CLASSES.get(class_name)
-    if cls is None:
-        from torchestimator.keras.saving._registry import (  # lazy: heavy (torchestimator.keras.saving._registry, 944 ms)
-            get_registered_object,
-        )
-
-        cls = get_registered_object(class_name, dict(custom_objects or {}))
+    if cls is None and _OBJECT_CODEC is not None:  # a column class registered with Keras
+        cls = _OBJECT_CODEC.lookup(class_name, dict(custom_objects or {}))
     if cls is None:
         raise ValueError(
             f"Unknown feature column class {class_name!r}; known classes are "

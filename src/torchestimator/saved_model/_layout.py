@@ -50,8 +50,10 @@ MAX_ASSET_LINES = 2**25
 MAX_DOCUMENT_BYTES = 256 * 2**20
 #: The modules whose layers an export may store as preprocessing.
 _PREPROCESSING_MODULES = (
-    "torchestimator.feature_column.dense_features", "torchestimator.feature_column.linear",
-    "torchestimator.feature_column.sequence_features", "torchestimator.estimator.canned._tree_logits",
+    "torchestimator.keras.feature_column._dense_features",
+    "torchestimator.keras.feature_column._linear_model",
+    "torchestimator.keras.feature_column._sequence_features",
+    "torchestimator.estimator.canned._tree_logits",
 )
 
 

@@ -307,7 +307,7 @@ def test_transformation_cache_is_shared_within_a_step_and_sees_in_place_edits():
 
 def test_numeric_features_are_stacked_once_per_step_for_both_parts_of_wide_and_deep(monkeypatch):
     from torchestimator.feature_column import _layer_utils
-    from torchestimator.feature_column.linear import LinearModel
+    from torchestimator.keras.feature_column._linear_model import LinearModel
 
     fc = tf.feature_column
     numeric = [fc.numeric_column(k) for k in ("x0", "x1", "x2")]

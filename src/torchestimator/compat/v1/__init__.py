@@ -18,7 +18,7 @@ _NAMESPACES = {
     "metrics": "torchestimator.compat.v1.metrics",
     "summary": "torchestimator.compat.v1.summary",
     "estimator": "torchestimator.compat.v1.estimator",
-    "feature_column": "torchestimator.feature_column.compat_v1",
+    "feature_column": "torchestimator.compat.v1.feature_column",
     "layers": "torchestimator.compat.v1.layers",
     "logging": "torchestimator.compat.v1.logging",
 }

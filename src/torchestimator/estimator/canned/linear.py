@@ -20,7 +20,7 @@ from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.mode_keys import ModeKeys
-from torchestimator.feature_column import LinearModel
+from torchestimator.keras.feature_column._linear_model import LinearModel
 from torchestimator.summary._summary import _record
 
 # The default learning rate of 0.2 is a historical artifact of the initial

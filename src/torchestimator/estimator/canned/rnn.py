@@ -25,9 +25,9 @@ from torchestimator.estimator.head import binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
 from torchestimator.estimator.head.sequential_head import SequentialHeadWrapper
 from torchestimator.estimator.mode_keys import ModeKeys
-from torchestimator.feature_column.dense_features import DenseFeatures
-from torchestimator.feature_column.sequence_features import SequenceFeatures
 from torchestimator.keras import layers
+from torchestimator.keras.feature_column._dense_features import DenseFeatures
+from torchestimator.keras.feature_column._sequence_features import SequenceFeatures
 
 _DEFAULT_LEARNING_RATE = 0.05
 _DEFAULT_CLIP_NORM = 5.0

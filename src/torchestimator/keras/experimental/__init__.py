@@ -10,11 +10,18 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("SequenceFeatures", "LinearModel", "WideDeepModel"):
-        import torchestimator.feature_column as fc  # lazy: upward dependency (keras → feature_column), loaded when used
+    if name == "SequenceFeatures":
+        from torchestimator.keras.feature_column._sequence_features import (  # lazy: heavy (loads the feature columns), loaded when used
+            SequenceFeatures,
+        )
 
-        if hasattr(fc, name):
-            return getattr(fc, name)
+        return SequenceFeatures
+    if name == "LinearModel":
+        from torchestimator.keras.feature_column._linear_model import (  # lazy: heavy (loads the feature columns), loaded when used
+            LinearModel,
+        )
+
+        return LinearModel
     if name in ("CosineDecay", "CosineDecayRestarts"):
         from torchestimator.keras.optimizers import (  # lazy: heavy (torchestimator.keras.optimizers, 1556 ms)
             schedules,

@@ -104,8 +104,8 @@ def __getattr__(name: str) -> _Any:
     family = _FAMILY_OF.get(name)
     if family is not None:
         value = getattr(_importlib.import_module(f"torchestimator.keras.layers.{family}"), name)
-    elif name == "DenseFeatures":  # feature-column layers live with the feature columns
-        from torchestimator.feature_column import (  # lazy: upward dependency (keras → feature_column), loaded when used
+    elif name == "DenseFeatures":  # the feature-column layers: keras/feature_column/
+        from torchestimator.keras.feature_column._dense_features import (  # lazy: heavy (loads the feature columns), loaded when used
             DenseFeatures as value,
         )
     elif name == "experimental":  # tf.keras.layers.experimental.SyncBatchNormalization

@@ -19,3 +19,10 @@ from torchestimator.saved_model import _layout as _export_layout  # noqa: E402
 
 _export_layout.register_layer_codec(serialize_keras_object, deserialize_keras_object,
                                     get_registered_object)
+
+# Feature columns (below keras) store their normalizers and initializers as Keras configs with
+# the functions registered here (feature_column/serialization.py's docstring).
+from torchestimator.feature_column import serialization as _fc_serialization  # noqa: E402
+
+_fc_serialization.register_object_codec(serialize_keras_object, deserialize_keras_object,
+                                        get_registered_object)

@@ -26,8 +26,8 @@ from torchestimator.feature_column._base import (
 )
 from torchestimator.feature_column._state import LayerStateManager
 from torchestimator.feature_column._transform import FeatureTransformationCache
-from torchestimator.feature_column.dense_features import column_variables
 from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.feature_column._dense_features import column_variables
 
 
 class LinearModel(Layer):

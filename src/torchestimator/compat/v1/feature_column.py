@@ -18,11 +18,9 @@ from torchestimator.feature_column.categorical import (
     categorical_column_with_vocabulary_list,
 )
 from torchestimator.feature_column.crossed import crossed_column
-from torchestimator.feature_column.dense_features import input_layer
 from torchestimator.feature_column.embedding import embedding_column
 from torchestimator.feature_column.embedding import shared_embeddings as shared_embedding_columns
 from torchestimator.feature_column.indicator import indicator_column
-from torchestimator.feature_column.linear import linear_model
 from torchestimator.feature_column.numeric import bucketized_column, numeric_column
 from torchestimator.feature_column.sequence import (
     sequence_categorical_column_with_hash_bucket,
@@ -32,6 +30,8 @@ from torchestimator.feature_column.sequence import (
     sequence_numeric_column,
 )
 from torchestimator.feature_column.weighted import weighted_categorical_column
+from torchestimator.keras.feature_column._dense_features import input_layer
+from torchestimator.keras.feature_column._linear_model import linear_model
 
 __all__ = [
     "bucketized_column", "categorical_column_with_hash_bucket", "categorical_column_with_identity",
