@@ -3,7 +3,8 @@
 import pytest
 
 import torchestimator as tf
-from torchestimator.estimator.canned import get_optimizer_instance, get_optimizer_instance_v2
+from torchestimator.compat.v1._canned_optimizers import get_optimizer_instance  # TF1's resolver
+from torchestimator.estimator.canned import get_optimizer_instance_v2
 from torchestimator.keras.optimizers import legacy
 
 

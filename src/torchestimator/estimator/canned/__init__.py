@@ -1,7 +1,6 @@
 """Canned (premade) estimators: Baseline, Linear, DNN, DNN-Linear combined (wide & deep) and
 BoostedTrees, each an `Estimator` with its own model_fn, as TF 2.15's `tf.estimator.*`."""
 
-from typing import Any
 
 from torchestimator.estimator.canned.baseline import (
     BaselineClassifier,
@@ -47,20 +46,7 @@ __all__ = [
     "LinearEstimator",
     "LinearRegressor",
     "classifier_parse_example_spec",
-    "get_optimizer_instance",
     "get_optimizer_instance_v2",
     "regressor_parse_example_spec",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """`get_optimizer_instance`, TF1's resolver (over `tf.compat.v1.train`'s optimizers), lives
-    in `tf.compat.v1` and is only re-exported here, on first use; the canned modules themselves
-    depend on nothing above them (TF1's defaults are passed in: `OptimizerDefaults`)."""
-    if name == "get_optimizer_instance":
-        from torchestimator.compat.v1._canned_optimizers import (  # lazy: compat.v1._canned_optimizers imports this module at load time
-            get_optimizer_instance,
-        )
-
-        return get_optimizer_instance
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
