@@ -53,10 +53,20 @@ LAZY = re.compile(r"#\s*lazy:\s*\S")
 HEAVY_MS = 50.0
 LINE_LENGTH = 100  # pyproject.toml [tool.ruff] line-length: isort wraps longer imports
 
-# The layer rule (.importlinter, docs/design.md section 8): folders a lower folder never imports.
-_LOW = {"_ops", "_engine", "data", "io"}
-_ABOVE_LOW = {"estimator", "keras", "feature_column", "distribute", "saved_model", "serving", "cli"}
-_ABOVE = {("keras", "estimator")}
+
+
+def _layer_ranks() -> dict[str, int]:
+    """The layer rule (.importlinter's layers contract, docs/design.md section 8): each folder's
+    height, 0 for the lowest; a folder never imports a higher one."""
+    import configparser
+
+    parser = configparser.ConfigParser(inline_comment_prefixes=(";",))
+    parser.read(os.path.join(REPO, ".importlinter"))
+    layers = parser.get("importlinter:contract:folder-layers", "layers", fallback="").split()
+    return {name: len(layers) - i for i, name in enumerate(layers)}
+
+
+_RANKS = _layer_ranks()
 
 
 # --------------------------------------------------------------------------------------------
@@ -646,7 +656,7 @@ class Annotator:
             if a == b:
                 continue
             fa, fb = _short(a), _short(b)
-            if (fa in _LOW and fb in _ABOVE_LOW) or (fa, fb) in _ABOVE or a in g.folder_reach(b):
+            if _RANKS.get(fb, -1) > _RANKS.get(fa, len(_RANKS) + 1) or a in g.folder_reach(b):
                 return Decision(imp, "c", f"upward dependency ({fa} → {fb}), loaded when used")
         return None
 

@@ -4,14 +4,13 @@
    with import-linter (the `lint-imports` command, run through `python3` so it works where
    that script is not on PATH).
 2. No circle between the package's folders (`torchestimator.keras`, `torchestimator._ops`,
-   ...) through the imports a module runs when it is imported (its top-level imports;
-   imports inside functions run later and are not counted, nor `if TYPE_CHECKING:` blocks).
+   `torchestimator._type_spec`, ...) through any import, at a module's top level or inside a
+   function, other than the re-exports the layers contract lists by name.
 3. Every import inside a function gives its reason (`# lazy: ...`, `tools/lazy_imports.py`).
 """
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
 from collections import defaultdict
@@ -20,57 +19,41 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 PACKAGE = "torchestimator"
 
 
-def _modules() -> dict[str, str]:
-    out = {}
-    for folder, _, files in os.walk(os.path.join(ROOT, PACKAGE)):
-        for name in files:
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                module = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
-                out[module[: -len(".__init__")] if module.endswith(".__init__") else module] = path
-    return out
-
-
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        elif isinstance(node, (ast.If, ast.Try)):
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
-                continue
-            found.extend(n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
-    return found
-
-
-def _targets(module: str, is_package: bool, node: ast.Import | ast.ImportFrom, modules: dict) -> list[str]:
-    if isinstance(node, ast.Import):
-        return [a.name for a in node.names]
-    base = node.module or ""
-    if node.level:
-        parts = module.split(".") if is_package else module.split(".")[:-1]
-        parts = parts[: len(parts) - (node.level - 1)]
-        base = ".".join(parts + ([base] if base else []))
-    return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-
-
 def _folder(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
+def _listed_exceptions() -> set[tuple[str, str]]:
+    """The imports `.importlinter`'s layers contract lists under `ignore_imports` (re-exports of
+    TF's public names that TF places below the code implementing them), as (importer, imported)."""
+    import configparser
+
+    parser = configparser.ConfigParser(inline_comment_prefixes=(";",))
+    parser.read(os.path.join(os.path.dirname(ROOT), ".importlinter"))
+    lines = parser.get("importlinter:contract:folder-layers", "ignore_imports", fallback="")
+    pairs = set()
+    for line in lines.splitlines():
+        if "->" in line:
+            importer, imported = (part.strip() for part in line.split("->"))
+            pairs.add((importer, imported))
+    return pairs
+
+
 def folder_cycles() -> list[list[str]]:
-    """The circles (strongly connected groups of more than one folder) of the folder graph of
-    import-time imports."""
-    modules = _modules()
+    """The circles (strongly connected groups of more than one folder) of the folder graph: every
+    import a module makes, at its top level or inside a function (grimp's import graph, the one
+    import-linter checks), less the listed re-exports. A folder is a subpackage of the package
+    or one of its top-level modules."""
+    import grimp
+
+    graph = grimp.build_graph(PACKAGE, exclude_type_checking_imports=True, cache_dir=None)
+    skipped = _listed_exceptions()
     edges: dict[str, set[str]] = defaultdict(set)
-    for module, path in modules.items():
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), path)
-        for node in _top_level_imports(tree):
-            for target in _targets(module, path.endswith("__init__.py"), node, modules):
-                a, b = _folder(module), _folder(target)
-                if b.startswith(PACKAGE + ".") and a != b and a != PACKAGE:
-                    edges[a].add(b)
+    for module in graph.modules:
+        for target in graph.find_modules_directly_imported_by(module):
+            a, b = _folder(module), _folder(target)
+            if a != b and (module, target) not in skipped:
+                edges[a].add(b)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -111,9 +94,9 @@ def main() -> int:
     status = lint_imports()
     cycles = folder_cycles()
     for group in cycles:
-        print(f"Import circle between folders at import time: {' <-> '.join(group)}", file=sys.stderr)
+        print(f"Import circle between folders: {' <-> '.join(group)}", file=sys.stderr)
     if not cycles:
-        print("No import circle between folders at import time.")
+        print("No import circle between folders.")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import lazy_imports
 
