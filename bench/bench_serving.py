@@ -39,7 +39,8 @@
    thread (thread CPU time, best of 7 rounds, so a busy machine does not
    inflate it): REST `RestApi.handle` and gRPC `PredictionApi.predict` (request
    parsing included), with the model, with the model call replaced by a
-   constant answer (the serving code alone), and the model call alone.
+   constant answer (the serving code alone), and the model call alone (the
+   signature's general path, and the server's batch-1 fast path).
 
 Client and server share this machine's cores; `nproc` is printed with the
 figures. The export is made once (a few training steps) unless
@@ -163,6 +164,13 @@ def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
 
     cases = [("model call alone: signatures['predict'](examples=...)",
               lambda: signature(examples=examples), real)]
+    try:
+        from torchestimator.serving._fast_call import fast_call  # lazy: as torch
+    except ImportError:  # (an older serving package: no fast path)
+        fast_call = None
+    if fast_call is not None:
+        cases.append(("model call alone, batch-1 fast path (_fast_call)",
+                      lambda: fast_call(signature, {"examples": examples}), real))
     for label, call in (("real model", real), ("constant answer", constant)):
         cases.append((f"REST :predict handle ({label})", lambda: rest.handle(
             "POST", "/v1/models/iris:predict", body, time.monotonic() + 10), call))

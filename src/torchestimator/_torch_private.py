@@ -13,13 +13,16 @@ place (the fast path turns off, results stay the same). `SUPPORTED` says which h
 - `is_tracing()`: `torch.jit.is_tracing()` without its Python wrapper.
 - `flatten_dense_tensors(tensors)`: the tensors' values one after another in a new 1-D tensor,
   in one C++ call. Fallback: `torch.cat` of `reshape(-1)` views.
+- `op_kernel(target)`: for an ATen `OpOverload` (`torch.ops.aten.addmm.default`), the C++
+  callable it dispatches to (`OpOverload._op`), skipping its Python `__call__`; anything else
+  as it is. Fallback: the target itself.
 
 Users (a name without users is deleted): `version` -- `feature_column/_transform.py`,
 `keras/optimizers/ftrl.py`, `keras/engine/one_hot_labels.py`; `view_base` --
 `keras/metrics/_metric.py` (the packed feature columns ask `data.columns.packed_matrix`,
 which needs none); `disabled_torch_function_impl` -- `keras/metrics/_variable.py`;
 `is_tracing` -- `keras/engine/layer_utils.py`; `flatten_dense_tensors` --
-`keras/optimizers/_flat.py`.
+`keras/optimizers/_flat.py`; `op_kernel` -- `serving/_fast_call.py`.
 """
 
 from __future__ import annotations
@@ -119,3 +122,19 @@ if _check("flatten_dense_tensors", _flatten_behaves):
     flatten_dense_tensors: Callable[[list[torch.Tensor]], torch.Tensor] = torch._C._nn.flatten_dense_tensors
 else:  # pragma: no cover
     flatten_dense_tensors = _flatten_fallback
+
+
+def _op_kernel_behaves() -> bool:
+    op = torch.ops.aten.add.Tensor
+    return isinstance(op, torch._ops.OpOverload) and op._op(torch.ones(1), torch.ones(1)).tolist() == [2.0]
+
+
+def _op_kernel(target: Any) -> Any:
+    return target._op if isinstance(target, torch._ops.OpOverload) else target
+
+
+def _op_itself(target: Any) -> Any:
+    return target
+
+
+op_kernel: Callable[[Any], Any] = _op_kernel if _check("op_kernel", _op_kernel_behaves) else _op_itself

@@ -169,15 +169,20 @@ def _stack(features: Mapping[str, Any], keys: tuple[str, ...], may_share: bool =
     together, `data.columns.packed`), that matrix itself instead of a stacked copy
     (`data.columns.packed_matrix`)."""
     values = []
+    columns = True  # every value is [batch, 1]
     for key in keys:
         value = features.get(key)
         if (type(value) is not torch.Tensor or not value.is_floating_point()
                 or value.ndim not in (1, 2) or (value.ndim == 2 and value.shape[1] != 1)):
             return None
-        values.append(value if value.ndim == 1 else value.reshape(-1))
+        values.append(value)
+        columns = columns and value.ndim == 2
     size = values[0].shape[0]
     if any(v.shape[0] != size for v in values):
         return None
+    if columns and not may_share:  # (parsed features: one op, the stack's result)
+        return torch.cat(values, dim=1)
+    values = [v if v.ndim == 1 else v.reshape(-1) for v in values]
     if may_share:
         matrix = packed_matrix(values)  # `data.columns`' accessor for its packed numeric columns
         if matrix is not None:

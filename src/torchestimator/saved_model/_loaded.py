@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -207,6 +207,16 @@ class Signature:
 
     def __repr__(self) -> str:
         return f"<Signature {self.name!r} {self.method_name} inputs={list(self.inputs)} outputs={list(self.outputs)}>"
+
+
+def signature_parts(signature: Any) -> tuple[_Runtime, Callable[[Mapping[str, torch.Tensor]], dict[str, Any]]] | None:
+    """What a server's fast path plans a signature's call with: the export's runtime (its
+    `receiver`, `program`, `feature_names`, preprocessing `layers` and `run(features)`) and the
+    signature's `finish(outputs)` (program outputs -> the signature's outputs, vocabulary
+    lookups included); None for anything that is not a loaded export's `Signature`."""
+    if not isinstance(signature, Signature):
+        return None
+    return signature._runtime, signature._finish
 
 
 class _SignatureMap(Mapping):

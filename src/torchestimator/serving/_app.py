@@ -6,7 +6,11 @@ within `body_timeout_seconds` (408 past it); the JSON work and the model run
 in a thread pool, so one slow request never holds up the others;
 `timeout_seconds` bounds how long a client waits (TF Serving's
 `--rest_api_timeout_in_ms`): the request's work stops at its next step, and a
-request whose time ran out while queued is dropped without running.
+request whose time ran out while queued is dropped without running. A small
+request to a path whose requests were measured cheap (`INLINE_CPU_SECONDS`
+of CPU or less on average, see `RestApp._inline`; never with batching) is
+answered on the event loop itself: a hop to a worker thread and back costs
+more than such a request, and the interpreter lock serializes them anyway.
 
 At most `max_queue` requests wait or run at once; past that a request is
 answered 503 at once rather than queued behind the others. Requests whose
@@ -36,6 +40,11 @@ from torchestimator.serving._rest import RestApi
 _LOG = logging.getLogger("torchestimator.serving")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _CLOSE = (b"connection", b"close")
+INLINE_BODY_BYTES = 16384  # a body up to this size may be answered on the event loop
+INLINE_CPU_SECONDS = 0.001  # ... when its path's requests average this much CPU or less (1 ms: the
+# longest a cheap request holds up the others on the loop)
+_MAX_MEASURED_PATHS = 1024
+_TIMEOUT = getattr(asyncio, "timeout", None)  # Python 3.11+: a timeout without a task
 
 
 def _error_body(message: str) -> bytes:
@@ -80,6 +89,8 @@ class RestApp:
         self._pending = 0  # requests queued or running (touched on the event loop only)
         self._pending_large = 0
         self._on_shutdown = on_shutdown
+        # (method, path) -> average CPU seconds of its small requests (see `_inline`)
+        self._costs: dict[tuple[str, str], float] = {}
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -117,15 +128,46 @@ class RestApp:
                     f"{MAX_LARGE_QUEUE}); retry later, or send smaller requests")
         return None
 
+    def _inline(self, method: str, path: str, body: bytes) -> bool:
+        """True when the request is answered on the event loop itself: no batcher, a body
+        of at most `INLINE_BODY_BYTES`, a path that never loads a version (no /versions/:
+        a lazily loaded version loads on first use), and the requests to this path measured
+        cheap (`INLINE_CPU_SECONDS` of CPU or less on average; unmeasured: a worker thread)."""
+        if self.batcher is not None or len(body) > INLINE_BODY_BYTES:
+            return False
+        cost = self._costs.get((method, path))
+        return cost is not None and cost <= INLINE_CPU_SECONDS and "/versions/" not in path.lower()
+
+    def _handle_measured(self, method: str, path: str, body: bytes,
+                         deadline: float | None) -> tuple[int, bytes]:
+        """`api.handle`, its CPU time folded into the path's average (small bodies only)."""
+        if len(body) > INLINE_BODY_BYTES or self.batcher is not None:
+            return self._api.handle(method, path, body, deadline)
+        start = time.thread_time()
+        try:
+            return self._api.handle(method, path, body, deadline)
+        finally:
+            cost = time.thread_time() - start
+            key = (method, path)
+            if len(self._costs) >= _MAX_MEASURED_PATHS and key not in self._costs:
+                self._costs.clear()  # (arbitrary paths must not grow the table without bound)
+            last = self._costs.get(key)
+            self._costs[key] = cost if last is None else (last + cost) / 2
+
     async def _run(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
-        """Answers the request on a worker thread, within the timeout."""
+        """Answers the request on a worker thread, within the timeout (or, measured cheap,
+        on the event loop: see `_inline`)."""
+        if self._inline(method, path, body):
+            deadline = None if self._timeout is None else time.monotonic() + self._timeout
+            return self._handle_measured(method, path, body, deadline)
         large = len(body) > LARGE_BODY_BYTES
         executor = self._large_executor if large else self._executor
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
         self._pending += 1
         self._pending_large += large
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(executor, self._api.handle, method, path, body, deadline)
+        future = loop.run_in_executor(executor, self._handle_measured, method, path, body,
+                                      deadline)
         # (asyncio.wait_for's semantics without its waiter future and callbacks per request:
         # past the timeout the future is cancelled; a queued request then never runs)
         expired: list[bool] = []
@@ -197,7 +239,11 @@ async def _receive_by(receive: Callable, deadline: float | None) -> dict:
     if deadline is None:
         return await receive()
     try:
-        return await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+        if _TIMEOUT is None:  # (Python 3.10)
+            return await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+        # (no task per message, as wait_for makes: a message already there costs no loop turn)
+        async with _TIMEOUT(max(0.0, deadline - time.monotonic())):
+            return await receive()
     except asyncio.TimeoutError:
         raise _BodyTimeout from None
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator.serving._errors import RequestError, not_found, shorten
+from torchestimator.serving._fast_call import fast_call
 from torchestimator.serving._features import check_columns, feature_columns
 from torchestimator.serving._json_out import columnar_json, row_json, too_large
 from torchestimator.serving._json_tensor import (
@@ -492,7 +493,8 @@ def _call(signature: Any, arrays: Mapping[str, Any],
           deadline: float | None = None) -> Mapping[str, Any]:
     _check_deadline(deadline)
     try:
-        return signature(**arrays)
+        outputs = fast_call(signature, arrays)  # (None: not one plain Example; the general path)
+        return signature(**arrays) if outputs is None else outputs
     except (ValueError, TypeError, KeyError) as error:
         raise RequestError(_message(error)) from None
 
