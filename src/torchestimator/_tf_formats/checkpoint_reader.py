@@ -9,6 +9,7 @@ import numpy as np
 from safetensors import safe_open
 
 from torchestimator import _dtypes
+from torchestimator._engine import checkpoint as ckpt
 from torchestimator._tf_formats import engine_hooks
 from torchestimator._tf_formats.tensor_bundle import TensorBundle
 
@@ -31,10 +32,6 @@ class CheckpointReader:
     """
 
     def __init__(self, prefix: str) -> None:
-        from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-            checkpoint as ckpt,
-        )
-
         self._prefix = os.fspath(prefix)
         self._bundle: TensorBundle | None = None
         if engine_hooks.is_tf(self._prefix):
@@ -65,9 +62,6 @@ class CheckpointReader:
         array of bytes). Raises KeyError (listing similar names) when there is none."""
         if self._bundle is not None:
             return self._bundle.get_tensor(name)
-        from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-            checkpoint as ckpt,
-        )
 
         if name not in self._shapes:
             return ckpt.load_variable(self._prefix, name)  # raises KeyError naming similar names
@@ -94,9 +88,6 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
       ValueError: the directory holds no checkpoint.
       FileNotFoundError / ValueError: no checkpoint at the prefix, or it is corrupt.
     """
-    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-        checkpoint as ckpt,
-    )
 
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
@@ -110,9 +101,6 @@ def load_checkpoint(ckpt_dir_or_file: Any) -> CheckpointReader:
 def dtype_names(ckpt_dir_or_file: Any) -> dict[str, str]:
     """`{name: dtype name}` (`float32`, `int64`, `string`, ...) of the checkpoint at
     `ckpt_dir_or_file` (TF's format or ours), for `inspect-checkpoint`."""
-    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-        checkpoint as ckpt,
-    )
 
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):

@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any
 
+from torchestimator._engine import checkpoint as ckpt
 from torchestimator._tf_formats import engine_hooks
 
 SOURCE_FORMAT = "tensorflow"
@@ -16,10 +17,6 @@ __all__ = ["SOURCE_FORMAT", "convert_checkpoint"]
 
 
 def _tf_prefixes(source: str) -> list[str]:
-    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-        checkpoint as ckpt,
-    )
-
     if not os.path.isdir(source):
         if not engine_hooks.is_tf(source):
             raise FileNotFoundError(
@@ -56,9 +53,6 @@ def convert_checkpoint(source: str, output_dir: str) -> list[str]:
       ValueError: a TF checkpoint is corrupt (the message names the file and tensor), or
         `output_dir` already holds a checkpoint of the same name.
     """
-    from torchestimator._engine import (  # lazy: _engine reaches _tf_formats at load time (folder circle)
-        checkpoint as ckpt,
-    )
 
     source, output_dir = os.fspath(source), os.fspath(output_dir)
     prefixes = _tf_prefixes(source)

@@ -29,16 +29,18 @@ class SourcesMixin:
         `tensors` is a tensor, array, list, or a nest (tuple/dict) of them, all with
         the same first dimension. Lists become tensors (Python floats float32, ints int64).
         """
-        from torchestimator.data.sources import TensorSlicesDataset  # lazy: sources imports dataset
+        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+            TensorSlicesDataset,
+        )
 
         if _has_sparse(tensors):  # rows of a tf.SparseTensor (sparse_batching.py)
-            from torchestimator.data.sparse_batching import (  # lazy: sparse_batching imports dataset
+            from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
                 SparseSlicesDataset,
             )
 
             return SparseSlicesDataset(tensors)
         if _has_ragged(tensors):  # rows of a tf.RaggedTensor (ragged_batching.py)
-            from torchestimator.data.ragged_batching import (  # lazy: ragged_batching imports dataset
+            from torchestimator.data.ragged_batching import (  # lazy: data.ragged_batching imports this module at load time
                 RaggedSlicesDataset,
             )
 
@@ -48,7 +50,9 @@ class SourcesMixin:
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
         """A dataset with a single element, `tensors`."""
-        from torchestimator.data.sources import TensorDataset  # lazy: sources imports dataset
+        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+            TensorDataset,
+        )
 
         return TensorDataset(tensors)
 
@@ -61,14 +65,18 @@ class SourcesMixin:
         `output_signature` is a nest of `tf.TensorSpec` that every yielded element
         must match (or the TF1-style `output_types` / `output_shapes`).
         """
-        from torchestimator.data.sources import GeneratorDataset  # lazy: sources imports dataset
+        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+            GeneratorDataset,
+        )
 
         return GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
     def range(*args: int, dtype: Any = None, name: str | None = None) -> Dataset:
         """A dataset of a step-separated range of values, as Python's `range` (int64)."""
-        from torchestimator.data.sources import RangeDataset  # lazy: sources imports dataset
+        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+            RangeDataset,
+        )
 
         return RangeDataset(*args, dtype=dtype)
 
@@ -78,7 +86,9 @@ class SourcesMixin:
 
         Elements are nests of the input elements; stops at the shortest input.
         """
-        from torchestimator.data.combining import ZipDataset  # lazy: combining imports dataset
+        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+            ZipDataset,
+        )
 
         if datasets is not None and args:
             raise TypeError("Dataset.zip takes either positional datasets or `datasets=`, not both")
@@ -96,7 +106,9 @@ class SourcesMixin:
         Names are shuffled each pass unless `shuffle=False` (then sorted). Error naming
         the pattern if nothing matches.
         """
-        from torchestimator.data.files import FileListDataset  # lazy: files imports dataset
+        from torchestimator.data.files import (  # lazy: data.files imports this module at load time
+            FileListDataset,
+        )
 
         shuffle = True if shuffle is None else as_bool("shuffle", shuffle)
         return FileListDataset(file_pattern, shuffle=shuffle, seed=as_seed("seed", seed))
@@ -105,7 +117,9 @@ class SourcesMixin:
     def counter(start: Any = 0, step: Any = 1, dtype: Any = None,
                 name: str | None = None) -> Dataset:
         """An infinite dataset counting `start`, `start + step`, ... (int64 unless `dtype`)."""
-        from torchestimator.data.counting import CounterDataset  # lazy: counting imports dataset
+        from torchestimator.data.counting import (  # lazy: data.counting imports this module at load time
+            CounterDataset,
+        )
 
         return CounterDataset(start, step, "int64" if dtype is None else dtype)
 
@@ -118,7 +132,9 @@ class SourcesMixin:
         `rerandomize_each_iteration=True` (then each pass differs, reproducibly).
         The values are numpy's, not TF's Philox stream.
         """
-        from torchestimator.data.sampling import RandomDataset  # lazy: sampling imports dataset
+        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
+            RandomDataset,
+        )
 
         return RandomDataset(as_seed("seed", seed), None if rerandomize_each_iteration is None
                              else as_bool("rerandomize_each_iteration",
@@ -134,7 +150,7 @@ class SourcesMixin:
         or a dataset of such vectors (one per element drawn). An exhausted input is
         skipped, unless `stop_on_empty_dataset=True` ends the dataset with it.
         """
-        from torchestimator.data.sampling import (  # lazy: sampling imports dataset
+        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
             SampleDataset,
             check_datasets,
         )
@@ -154,7 +170,7 @@ class SourcesMixin:
         (default True here, False in `tf.data.experimental`), choosing an exhausted
         input ends the dataset; otherwise that choice is skipped.
         """
-        from torchestimator.data.sampling import (  # lazy: sampling imports dataset
+        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
             ChooseDataset,
             check_datasets,
         )
@@ -169,7 +185,9 @@ class SourcesMixin:
 
         Loading runs no code from the files (JSON spec + Arrow IPC shards).
         """
-        from torchestimator.data.saving import load  # lazy: saving imports dataset
+        from torchestimator.data.saving import (  # lazy: data.saving imports this module at load time
+            load,
+        )
 
         return load(path, element_spec, compression, reader_func)
 

@@ -32,7 +32,9 @@ class TransformsMixin:
         After `batch`, `map_func` runs once per batch. `num_parallel_calls` (an int
         or AUTOTUNE) runs it on a thread pool; order is kept unless `deterministic=False`.
         """
-        from torchestimator.data.mapping import MapDataset  # lazy: mapping imports dataset
+        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+            MapDataset,
+        )
 
         if num_parallel_calls is not None:
             num_parallel_calls = as_int("num_parallel_calls", num_parallel_calls, 1,
@@ -43,13 +45,17 @@ class TransformsMixin:
 
     def filter(self, predicate: Callable, name: str | None = None) -> Dataset:
         """Keeps the elements for which `predicate(element)` is True (a scalar bool)."""
-        from torchestimator.data.mapping import FilterDataset  # lazy: mapping imports dataset
+        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+            FilterDataset,
+        )
 
         return FilterDataset(self, as_callable("predicate", predicate))
 
     def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
         """Yields elements while `predicate(element)` is True, then stops."""
-        from torchestimator.data.mapping import TakeWhileDataset  # lazy: mapping imports dataset
+        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+            TakeWhileDataset,
+        )
 
         return TakeWhileDataset(self, as_callable("predicate", predicate))
 
@@ -61,7 +67,9 @@ class TransformsMixin:
         The last batch is smaller unless `drop_remainder=True` drops it. Batching is
         vectorized; `num_parallel_calls`/`deterministic` are accepted for TF compatibility.
         """
-        from torchestimator.data.batching import BatchDataset  # lazy: batching imports dataset
+        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+            BatchDataset,
+        )
 
         # Sparse or ragged components: their modules are loaded once such data exists.
         sparse = sys.modules.get("torchestimator.data.sparse_batching")
@@ -84,7 +92,7 @@ class TransformsMixin:
         `padded_shapes` (nest like the element; None dims pad to the longest in the
         batch) defaults to the longest; `padding_values` defaults to 0 / "".
         """
-        from torchestimator.data.batching import (  # lazy: batching imports dataset
+        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
             PaddedBatchDataset,
         )
 
@@ -93,7 +101,9 @@ class TransformsMixin:
 
     def unbatch(self, name: str | None = None) -> Dataset:
         """Splits each element along its first dimension into several elements."""
-        from torchestimator.data.batching import UnbatchDataset  # lazy: batching imports dataset
+        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+            UnbatchDataset,
+        )
 
         return UnbatchDataset(self)
 
@@ -103,7 +113,9 @@ class TransformsMixin:
 
         `batch_size` may be a list of sizes, used in turn.
         """
-        from torchestimator.data.batching import RebatchDataset  # lazy: batching imports dataset
+        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+            RebatchDataset,
+        )
 
         sizes = list(batch_size) if isinstance(batch_size, (list, tuple)) else [batch_size]
         if not sizes:
@@ -119,7 +131,9 @@ class TransformsMixin:
         `reshuffle_each_iteration` (default True) every pass has a new order;
         with a `seed` the sequence of orders is reproducible.
         """
-        from torchestimator.data.shuffling import ShuffleDataset  # lazy: shuffling imports dataset
+        from torchestimator.data.shuffling import (  # lazy: data.shuffling imports this module at load time
+            ShuffleDataset,
+        )
 
         reshuffle = True if reshuffle_each_iteration is None else as_bool(
             "reshuffle_each_iteration", reshuffle_each_iteration)
@@ -128,20 +142,26 @@ class TransformsMixin:
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """Repeats the dataset `count` times (None or -1: forever); each repetition is a new pass."""
-        from torchestimator.data.slicing import RepeatDataset  # lazy: slicing imports dataset
+        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+            RepeatDataset,
+        )
 
         count = -1 if count is None else as_int("count", count, 0, allow=(-1,))
         return RepeatDataset(self, count)
 
     def take(self, count: int, name: str | None = None) -> Dataset:
         """The first `count` elements (-1: all)."""
-        from torchestimator.data.slicing import TakeDataset  # lazy: slicing imports dataset
+        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+            TakeDataset,
+        )
 
         return TakeDataset(self, as_int("count", count, 0, allow=(-1,)))
 
     def skip(self, count: int, name: str | None = None) -> Dataset:
         """All but the first `count` elements (-1: skip all)."""
-        from torchestimator.data.slicing import SkipDataset  # lazy: slicing imports dataset
+        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+            SkipDataset,
+        )
 
         return SkipDataset(self, as_int("count", count, 0, allow=(-1,)))
 
@@ -153,7 +173,9 @@ class TransformsMixin:
         file). Otherwise, and with auto_shard_policy DATA or OFF, this is TF's
         element-wise shard: elements `index`, `index + num_shards`, ...
         """
-        from torchestimator.data.slicing import ShardDataset  # lazy: slicing imports dataset
+        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+            ShardDataset,
+        )
 
         num_shards = as_int("num_shards", num_shards, 1)
         index = as_int("index", index, 0)
@@ -175,13 +197,15 @@ class TransformsMixin:
 
     def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """Pairs each element with its position: elements `(start + i, element)` (int64)."""
-        from torchestimator.data.slicing import EnumerateDataset  # lazy: slicing imports dataset
+        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+            EnumerateDataset,
+        )
 
         return EnumerateDataset(self, as_int("start", start))
 
     def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
         """The elements of this dataset followed by those of `dataset` (same structure and dtypes)."""
-        from torchestimator.data.combining import (  # lazy: combining imports dataset
+        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
             ConcatenateDataset,
         )
         from torchestimator.data.dataset import Dataset  # lazy: dataset imports this module
@@ -192,7 +216,9 @@ class TransformsMixin:
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> Dataset:
         """Maps each element to a Dataset with `map_func` and chains those datasets."""
-        from torchestimator.data.combining import FlatMapDataset  # lazy: combining imports dataset
+        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+            FlatMapDataset,
+        )
 
         return FlatMapDataset(self, as_callable("map_func", map_func))
 
@@ -205,7 +231,7 @@ class TransformsMixin:
         `block_length` (default 1) consecutive elements from each in turn.
         `num_parallel_calls` reads the open datasets ahead on threads.
         """
-        from torchestimator.data.combining import (  # lazy: combining imports dataset
+        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
             InterleaveDataset,
         )
 
@@ -227,7 +253,9 @@ class TransformsMixin:
         Later passes (and, for a file, later programs) replay the cache. A file cache
         is an Arrow IPC file `filename + ".arrow"`, written as the first pass streams.
         """
-        from torchestimator.data.caching import CacheDataset  # lazy: caching imports dataset
+        from torchestimator.data.caching import (  # lazy: data.caching imports this module at load time
+            CacheDataset,
+        )
 
         if not isinstance(filename, str):
             raise TypeError(f"`filename` must be a str; received {filename!r}")
@@ -238,7 +266,7 @@ class TransformsMixin:
 
         `tf.data.AUTOTUNE` picks the depth; 0 disables prefetching.
         """
-        from torchestimator.data.prefetching import (  # lazy: prefetching imports dataset
+        from torchestimator.data.prefetching import (  # lazy: data.prefetching imports this module at load time
             PrefetchDataset,
         )
 

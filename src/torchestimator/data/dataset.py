@@ -155,7 +155,9 @@ class Dataset(SourcesMixin, TransformsMixin, StatefulMixin, abc.ABC):
 
         Returns the final state (components as tensors).
         """
-        from torchestimator.data.mapping import reduce_dataset  # lazy: mapping imports dataset
+        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+            reduce_dataset,
+        )
 
         return reduce_dataset(self, initial_state, as_callable("reduce_func", reduce_func))
 

@@ -29,6 +29,12 @@ from torchestimator._engine.device_moves import move_training_state
 from torchestimator._engine.summary import SummaryWriter
 from torchestimator._engine.train_op import TrainOp, parameters_of
 from torchestimator._ops.control_ops._context import placement_scope
+from torchestimator.distribute._collectives import all_agree
+from torchestimator.distribute._data_parallel import (
+    data_parallel,
+    implicit_strategy,
+    takes_input_context,
+)
 from torchestimator.estimator import _inputs
 from torchestimator.estimator._model_state import ModelState
 from torchestimator.estimator._runtime import (
@@ -49,18 +55,10 @@ logger = logging.getLogger("torchestimator")
 
 
 def _takes_input_context(input_fn: Callable) -> bool:
-    from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
-        takes_input_context,
-    )
-
     return takes_input_context(input_fn)
 
 
 def _all_agree(flag: bool) -> bool:
-    from torchestimator.distribute._collectives import (  # lazy: distribute reaches estimator at load time (folder circle)
-        all_agree,
-    )
-
     return all_agree(flag)
 
 
@@ -259,10 +257,6 @@ class ModelRuntime:
         """`parallel` is the `DataParallel` of `config.<field>` ('train_distribute' or
         'eval_distribute') for the block, when it has several replicas (this process then takes
         its role in the cluster: only the chief writes), else None; yields it."""
-        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
-            data_parallel,
-            implicit_strategy,
-        )
 
         strategy = getattr(self.config, field)
         if strategy is None and field == "train_distribute":

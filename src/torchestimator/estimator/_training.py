@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from torchestimator.distribute._data_parallel import leave_if_ps_task
 from torchestimator.estimator._exporter import Exporter
 from torchestimator.estimator.hooks.basic_hooks import CheckpointSaverListener
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
@@ -364,9 +365,6 @@ class _TrainingExecutor:
         """Parameter servers do not exist here (variables live with each trainer, and chief and
         workers train synchronously): a `ps` task logs that it is not needed and exits 0, so
         an existing TFJob spec keeps working."""
-        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
-            leave_if_ps_task,
-        )
 
         leave_if_ps_task(self._estimator.config)
 

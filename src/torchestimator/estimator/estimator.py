@@ -25,6 +25,7 @@ from torchestimator._engine import checkpoint as ckpt
 from torchestimator._engine import gradient_sync, loop, storage
 from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
+from torchestimator.distribute._data_parallel import leave_if_ps_task
 from torchestimator.estimator import _fsdp, _inputs
 from torchestimator.estimator._model_runtime import ModelRuntime
 from torchestimator.estimator._model_state import ModelState
@@ -231,10 +232,6 @@ class Estimator:
         naming the holder (see `TORCHESTIMATOR_LOCK_WAIT_SECS` to wait instead).
         """
         if self._config.task_type == "ps" and self._config.train_distribute is None:
-            from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches estimator at load time (folder circle)
-                leave_if_ps_task,
-            )
-
             leave_if_ps_task(self._config)  # no parameter servers here: a ps task exits (status 0)
         if self._config.task_type in ("evaluator", "ps"):
             raise ValueError(

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from torchestimator.distribute._collectives import all_agree
 from torchestimator.estimator.hooks.basic_hooks import SecondOrStepTimer
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 
@@ -121,9 +122,6 @@ class InMemoryEvaluatorHook(SessionRunHook):
             if error is not None:
                 raise error
             return
-        from torchestimator.distribute._collectives import (  # lazy: distribute reaches estimator at load time (folder circle)
-            all_agree,
-        )
 
         if not all_agree(error is None):
             if error is not None:

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.distribute import _strategy
+from torchestimator.distribute._keras_replicas import ReplicaData
 from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
 
 
@@ -36,18 +38,11 @@ def concat_outputs(batches: list) -> Any:
 
 def strategy_in_scope() -> Any:
     """The strategy whose scope is open (None outside every `strategy.scope()`)."""
-    from torchestimator.distribute import (  # lazy: distribute reaches keras at load time (folder circle)
-        _strategy,
-    )
 
     return _strategy.get_strategy() if _strategy.has_strategy() else None
 
 
 def replica_data_type() -> type:
-    from torchestimator.distribute._keras_replicas import (  # lazy: distribute reaches keras at load time (folder circle)
-        ReplicaData,
-    )
-
     return ReplicaData
 
 

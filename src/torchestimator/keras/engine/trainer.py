@@ -20,6 +20,7 @@ from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator._ops import nest
+from torchestimator.distribute._data_parallel import data_parallel
 from torchestimator.keras import optimizers
 from torchestimator.keras.callbacks import CallbackList
 from torchestimator.keras.engine._callback_events import CallbackEvents as _CallbackEvents
@@ -307,9 +308,6 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         strategy = getattr(self, "_distribute_strategy", None)
         if strategy is None or strategy.num_replicas_in_sync <= 1:
             return None
-        from torchestimator.distribute._data_parallel import (  # lazy: distribute reaches keras at load time (folder circle)
-            data_parallel,
-        )
 
         return data_parallel(strategy)
 

@@ -44,7 +44,6 @@ class ConfigMixin:
         """
         config = dict(config)
         if "decay" in config and "is_legacy_optimizer" not in config:
-            # lazy: legacy.optimizers imports this module at load time
             from torchestimator.keras.optimizers.legacy.optimizers import (  # lazy: keras.optimizers.legacy.optimizers imports this module at load time
                 LEGACY_CLASSES,
             )

@@ -150,7 +150,7 @@ def compile_from_training_config(model: Any, training_config: dict, source: str)
 
 def _build_from_config(config: dict, source: str, stored_bytes: int,
                        custom_objects: dict | None) -> Any:
-    from torchestimator.keras.saving.saving_lib import (  # lazy: saving_lib imports this module at load time
+    from torchestimator.keras.saving.saving_lib import (  # lazy: keras.saving.saving_lib imports this module at load time
         build_from_config,
     )
 

@@ -89,7 +89,7 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
     from the root's config in `keras_metadata.pb` (in safe mode unless `safe_mode=False`: see
     `load_model`; within an allocation budget of the directory's size), its weights read from
     `variables/variables.index`, compiled as its training config says. Returns the model."""
-    from torchestimator.keras.saving.saving_lib import (  # lazy: saving_lib imports this module at load time
+    from torchestimator.keras.saving.saving_lib import (  # lazy: keras.saving.saving_lib imports this module at load time
         build_from_config,
     )
 

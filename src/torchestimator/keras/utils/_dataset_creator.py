@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.distribute._input_context import InputOptions
+
 
 class DatasetCreator:
     """Object that returns a `tf.data.Dataset` upon invoking.
@@ -21,10 +23,6 @@ class DatasetCreator:
     """
 
     def __init__(self, dataset_fn: Callable[..., Any], input_options: Any = None) -> None:
-        from torchestimator.distribute._input_context import (  # lazy: distribute reaches keras at load time (folder circle)
-            InputOptions,
-        )
-
         if not callable(dataset_fn):
             raise TypeError(
                 f"`dataset_fn` for `DatasetCreator` must be a `callable`. Received: {dataset_fn}"
