@@ -14,7 +14,13 @@ TRAIN_PROTOS: dict[str, tuple[str, str]] = {
 }
 
 
+def tensorboard_message(module: str, cls: str) -> type:
+    """The message class `cls` of `tensorboard.compat.proto.<module>` (TF's protos as
+    TensorBoard ships them), loaded on first use; `module` and `cls` come from this package's
+    own tables, never from a file."""
+    return getattr(importlib.import_module(f"tensorboard.compat.proto.{module}"), cls)
+
+
 def train_proto(name: str) -> type:
     """The message class `tf.train.<name>` (`ClusterDef`, `JobDef`, `SaverDef`)."""
-    module, cls = TRAIN_PROTOS[name]
-    return getattr(importlib.import_module(f"tensorboard.compat.proto.{module}"), cls)
+    return tensorboard_message(*TRAIN_PROTOS[name])

@@ -5,7 +5,7 @@ TF would, and `RunConfig(session_config=...)` accepts it."""
 
 from __future__ import annotations
 
-import importlib
+from torchestimator.train._protos import tensorboard_message
 
 #: name -> (module under tensorboard.compat.proto, class name)
 PROTOS: dict[str, tuple[str, str]] = {
@@ -34,5 +34,4 @@ PROTOS: dict[str, tuple[str, str]] = {
 
 def proto(name: str) -> type:
     """The message class `tf.compat.v1.<name>`."""
-    module, cls = PROTOS[name]
-    return getattr(importlib.import_module(f"tensorboard.compat.proto.{module}"), cls)
+    return tensorboard_message(*PROTOS[name])
