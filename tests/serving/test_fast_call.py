@@ -237,3 +237,36 @@ def test_a_body_in_chunks_is_read_and_a_stalled_one_times_out(exports):
     finally:
         executor.shutdown()
         models.stop()
+
+
+def _crafted_program(kwargs: dict, const: object):
+    """A program object shaped as a loaded export's (graph, signature, weights) whose one op
+    node carries the given keyword arguments and constant: what a crafted export could put
+    into the graph that `program_runner` turns into code."""
+    from types import SimpleNamespace
+
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    node = graph.call_function(torch.ops.aten.add.Tensor, (x, const), kwargs)
+    graph.output((node,))
+    spec = SimpleNamespace(kind=SimpleNamespace(name="USER_INPUT"), target=None)
+    return SimpleNamespace(graph_module=SimpleNamespace(graph=graph),
+                           graph_signature=SimpleNamespace(input_specs=[spec]),
+                           state_dict={}, constants={})
+
+
+def test_a_crafted_graph_runs_none_of_its_text_as_code(tmp_path):
+    # the generated code names only its own variables: a keyword argument's name that is not a
+    # plain identifier refuses the program, and a string or float value is bound, never written
+    # into the source
+    marker = tmp_path / "ran"
+    payload = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    assert _fast_call.program_runner(_crafted_program({f"alpha=1, b={payload}, c": 1}, 1.0)) is None
+    assert _fast_call.program_runner(_crafted_program({"lambda": 1}, 1.0)) is None
+    run = _fast_call.program_runner(_crafted_program({}, payload))
+    assert run is not None
+    with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor'"):
+        run(torch.ones(1))  # the string reached the kernel as a value
+    run = _fast_call.program_runner(_crafted_program({"alpha": 2}, 1.5))
+    assert run(torch.ones(1))[0].tolist() == [4.0]
+    assert not marker.exists()
