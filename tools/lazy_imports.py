@@ -1,7 +1,19 @@
 """Checks and annotates the imports that run inside a function body (docs/design.md section 8).
 
-An import inside a function is allowed only for an optional or heavy module, or to break a
-load-time circle, and its first line must end with `# lazy: <reason>`.
+An import inside a function is allowed only for an optional extra or a heavy module, for a
+subclass that a base class's method builds (the subclass's module imports the base class at
+load time, so the base's module cannot import it at its top: TF defers the same imports), or
+for the one upward import `.importlinter` lists; its first line must end with
+`# lazy: <reason>`, the reason in one of these forms:
+
+    # lazy: optional extra (<distribution>)
+    # lazy: heavy (<module>, N ms)
+    # lazy: subclass (<module> subclasses <BaseClass>, which builds it)
+    # lazy: subclass (<module> subclasses <BaseClass>; this method calls its <function>)
+    # lazy: upward dependency (<folder> → <folder>), ...   (only what .importlinter ignores)
+
+An import that only breaks some other load-time circle is not allowed: move the code both
+modules need into a lower module, merge the two, or have the later module register itself.
 
     python3 tools/lazy_imports.py --check
         lists every import inside a function or method under src/torchestimator whose first
@@ -16,7 +28,8 @@ load-time circle, and its first line must end with `# lazy: <reason>`.
         b. a torchestimator module whose load-time import closure (top-level imports,
            transitively, with parent packages' __init__) reaches the importing module (or a
            package __init__ that is being executed while the importing module loads)
-           -> `# lazy: <target> imports this module at load time`
+           -> listed to fix by hand (a load-time circle: not a reason to stay lazy), unless
+              it is the subclass case, which is written by hand too
         c. a torchestimator module in a folder above the importer (the layer rule of
            .importlinter and docs/design.md section 8, and the folder graph of load-time
            imports) -> `# lazy: upward dependency (<importer folder> → <target folder>), ...`
@@ -50,6 +63,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(REPO, "src")
 PACKAGE = "torchestimator"
 LAZY = re.compile(r"#\s*lazy:\s*\S")
+ALLOWED_REASON = re.compile(
+    r"#\s*lazy:\s*(optional extra \(|heavy \(|subclass \([^)]* subclasses [^)]*\)"
+    r"|upward dependency \()")
 HEAVY_MS = 50.0
 LINE_LENGTH = 100  # pyproject.toml [tool.ruff] line-length: isort wraps longer imports
 
@@ -299,16 +315,16 @@ def _module_of(path: str) -> str:
     return module[: -len(".__init__")] if module.endswith(".__init__") else module
 
 
-def has_reason(lines: list[str], line: int) -> bool:
+def has_reason(lines: list[str], line: int, pattern: re.Pattern = LAZY) -> bool:
     """Whether the import starting on 1-based `line` gives its reason: a `# lazy:` comment on one
     of its own lines (ruff may wrap a long import and keep the comment on a later line), or on
     a comment line just above it."""
     above = lines[line - 2].strip() if line >= 2 else ""
-    if above.startswith("#") and LAZY.search(above):
+    if above.startswith("#") and pattern.search(above):
         return True
     depth = 0
     for text in lines[line - 1:]:
-        if LAZY.search(text):
+        if pattern.search(text):
             return True
         code = text.split("#", 1)[0]
         depth += code.count("(") - code.count(")")
@@ -324,7 +340,7 @@ def unannotated(paths: list[str]) -> list[tuple[str, int, str]]:
             source = f.read()
         lines = source.splitlines()
         for imp in function_imports(path, ast.parse(source, path), _module_of(path)):
-            if not has_reason(lines, imp.line):
+            if not has_reason(lines, imp.line, ALLOWED_REASON):
                 out.append((path, imp.line, lines[imp.line - 1].strip()))
     return out
 
@@ -872,6 +888,13 @@ def _write(decisions: list[Decision], sources, trees) -> None:
                 rel = os.path.relpath(path, REPO)
                 print(f"{rel}:{node.lineno}: decide by hand (light, not movable: {d.reason})", file=sys.stderr)
                 continue
+            if d.category == "b":
+                rel = os.path.relpath(path, REPO)
+                print(f"{rel}:{node.lineno}: a load-time circle ({d.reason}): move the code both "
+                      "need into a lower module, merge the two, or register; or, when the target "
+                      "subclasses this module's class, write `# lazy: subclass (...)` by hand",
+                      file=sys.stderr)
+                continue
             if d.category != "e":
                 line = lines[i].rstrip("\r\n")
                 eol = lines[i][len(line):]
@@ -943,9 +966,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         missing = unannotated(args.paths or [os.path.join(SRC, PACKAGE)])
         for path, line, text in missing:
-            print(f"{os.path.relpath(path, REPO)}:{line}: import inside a function without `# lazy: <reason>`: {text}")
+            print(f"{os.path.relpath(path, REPO)}:{line}: import inside a function without an "
+                  f"allowed `# lazy: <reason>` (optional extra, heavy, subclass): {text}")
         if missing:
-            print(f"{len(missing)} import(s) inside functions without a `# lazy:` reason.", file=sys.stderr)
+            print(f"{len(missing)} import(s) inside functions without an allowed `# lazy:` reason.",
+                  file=sys.stderr)
         return 1 if missing else 0
     counts = annotate(args.annotate, dry_run=args.dry_run, verbose=args.verbose)
     print("decisions: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
