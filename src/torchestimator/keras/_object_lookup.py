@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 
 def lookup_object(

@@ -33,10 +33,10 @@ def is_ragged(value: Any) -> bool:
 
 
 def _kind(layer: Any) -> str:
-    from torchestimator.keras.engine.input_layer import (  # lazy: keras.engine.input_layer imports this module at load time
+    from torchestimator.keras.engine.input_layer import (  # lazy: subclass (keras.engine.input_layer.InputLayer subclasses Layer, whose module keras.engine.base_layer loads this one first)
         InputLayer,
     )
-    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: keras.layers.core.lambda_layer imports this module at load time
+    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: subclass (keras.layers.core.lambda_layer.Lambda subclasses Layer, whose module keras.engine.base_layer loads this one first)
         Lambda,
     )
 

@@ -331,3 +331,19 @@ def in_safe_mode() -> bool:
     Lambda layer's source) or importing a module a config names is refused."""
     value = getattr(_SAFE_MODE, "value", None)
     return (not _UNSAFE_GLOBALLY) if value is None else value
+
+
+# An export's preprocessing layers are stored as Keras configs: saved_model (below keras) reads
+# and writes them with the functions registered here (saved_model/_layout.py's docstring). Every
+# Keras layer's module loads this one, so the codec is there once any layer class exists.
+from torchestimator.saved_model import _layout as _export_layout  # noqa: E402
+
+_export_layout.register_layer_codec(serialize_keras_object, deserialize_keras_object,
+                                    get_registered_object)
+
+# Feature columns (below keras) store their normalizers and initializers as Keras configs with
+# the functions registered here (feature_column/serialization.py's docstring).
+from torchestimator.feature_column import serialization as _fc_serialization  # noqa: E402
+
+_fc_serialization.register_object_codec(serialize_keras_object, deserialize_keras_object,
+                                        get_registered_object)

@@ -29,10 +29,10 @@ def is_sparse(value: Any) -> bool:
 
 
 def _kind(layer: Any) -> str:
-    from torchestimator.keras.engine.input_layer import (  # lazy: keras.engine.input_layer imports this module at load time
+    from torchestimator.keras.engine.input_layer import (  # lazy: subclass (keras.engine.input_layer.InputLayer subclasses Layer, whose module keras.engine.base_layer loads this one first)
         InputLayer,
     )
-    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: keras.layers.core.lambda_layer imports this module at load time
+    from torchestimator.keras.layers.core.lambda_layer import (  # lazy: subclass (keras.layers.core.lambda_layer.Lambda subclasses Layer, whose module keras.engine.base_layer loads this one first)
         Lambda,
     )
 
@@ -47,7 +47,7 @@ def _kind(layer: Any) -> str:
 
 
 def _dense_call() -> Any:
-    from torchestimator.keras.layers.core.dense import (  # lazy: keras.layers.core.dense imports this module at load time
+    from torchestimator.keras.layers.core.dense import (  # lazy: subclass (keras.layers.core.dense.Dense subclasses Layer, whose module keras.engine.base_layer loads this one first)
         Dense,
     )
 

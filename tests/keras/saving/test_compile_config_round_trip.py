@@ -164,7 +164,7 @@ def test_keras215_archive_with_loss_objects_compiles_on_load(case, ext):
 def test_identity_the_layer_and_identity_the_initializer_stay_apart(tmp_path):
     """Both kinds are named `Identity` (as in Keras): a saved model keeps each where it was."""
     import torchestimator as tf
-    from torchestimator.keras.saving._registry import deserialize_keras_object
+    from torchestimator.keras._registry import deserialize_keras_object
 
     model = tf.keras.Sequential([tf.keras.layers.Identity(input_shape=(2,)),
                                  tf.keras.layers.Dense(2, kernel_initializer="identity")])

@@ -22,7 +22,7 @@ import pytest
 
 import torchestimator as tf
 from _crafted_guard import crafted_guard
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 load_model = tf.keras.models.load_model
 

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.keras.utils._tensors import as_float_tensor
+from torchestimator.keras._tensors import as_float_tensor
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

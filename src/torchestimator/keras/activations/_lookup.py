@@ -14,9 +14,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator.keras import _registry
+from torchestimator.keras._object_lookup import lookup_object, resolve_config_class
 from torchestimator.keras.activations import _functions as fn
-from torchestimator.keras.saving import _registry
-from torchestimator.keras.utils._object_lookup import lookup_object, resolve_config_class
 
 ALL_ACTIVATIONS: dict[str, Callable] = {
     "softmax": fn.softmax,

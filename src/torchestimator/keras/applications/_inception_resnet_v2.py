@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from torchestimator.keras import layers
+from torchestimator.keras._registry import register_keras_serializable
 from torchestimator.keras.applications import _common
 from torchestimator.keras.applications import _imagenet_utils as imagenet_utils
 from torchestimator.keras.applications._inception_v3 import head
 from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.saving._registry import register_keras_serializable
 
 BASE_WEIGHT_URL = ("https://storage.googleapis.com/tensorflow/"
                    "keras-applications/inception_resnet_v2/")

@@ -245,7 +245,7 @@ def placeholder(shape: Any = None, ndim: int | None = None, dtype: Any = None, s
             "placeholder() needs `shape` or `ndim`: a placeholder of unknown rank is not "
             "supported; pass e.g. shape=(None, 3) or ndim=2."
         )
-    from torchestimator.keras import (  # lazy: keras.engine.input_layer imports this module at load time
+    from torchestimator.keras import (  # lazy: subclass (keras.engine.input_layer.InputLayer subclasses Layer, whose module keras.engine.base_layer loads this one first)
         Input,
     )
 
@@ -429,7 +429,7 @@ def function(inputs: Any, outputs: Any, updates: Any = None, name: str | None = 
         raise ValueError(
             f"`updates` argument is not supported during eager execution. You passed: {updates}"
         )
-    from torchestimator.keras import (  # lazy: keras.engine.model imports this module at load time
+    from torchestimator.keras import (  # lazy: subclass (keras.engine.model.Model subclasses Trainer, whose module keras.engine.trainer loads this one first)
         Model,
     )
 

@@ -26,6 +26,7 @@ from torchestimator.keras.backend._arrays import (
 from torchestimator.keras.backend._core import _t, ndim
 from torchestimator.keras.backend._math import batch_dot
 from torchestimator.keras.backend._state import floatx
+from torchestimator.keras.losses import _crossentropy  # names read at call time (a circle)
 
 # --------------------------------------------------------------------- activations
 
@@ -151,12 +152,8 @@ def bias_add(x: Any, bias: Any, data_format: str | None = None) -> torch.Tensor:
 # --------------------------------------------------------------------- losses
 def binary_crossentropy(target: Any, output: Any, from_logits: bool = False) -> torch.Tensor:
     """Binary crossentropy between an output tensor and a target tensor, element-wise."""
-    from torchestimator.keras.losses._crossentropy import (  # lazy: keras.losses._crossentropy imports this module at load time
-        _backend_binary_crossentropy,
-    )
-
     target, output = _t(target), _t(output)
-    return _backend_binary_crossentropy(target.to(output.dtype), output, from_logits)
+    return _crossentropy._backend_binary_crossentropy(target.to(output.dtype), output, from_logits)
 
 
 def binary_focal_crossentropy(target: Any, output: Any, apply_class_balancing: bool = False,
@@ -177,33 +174,21 @@ def binary_focal_crossentropy(target: Any, output: Any, apply_class_balancing: b
 def categorical_crossentropy(target: Any, output: Any, from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical crossentropy between an output tensor and a one-hot target tensor; the
     class `axis` is reduced."""
-    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
-        categorical_crossentropy as _cce,
-    )
-
-    return _cce(target, output, from_logits=from_logits, label_smoothing=0.0, axis=axis)
+    return _crossentropy.categorical_crossentropy(target, output, from_logits=from_logits, label_smoothing=0.0, axis=axis)
 
 
 def categorical_focal_crossentropy(target: Any, output: Any, alpha: Any = 0.25, gamma: float = 2.0,
                                    from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical focal crossentropy: `alpha * (1 - p) ** gamma * crossentropy`, summed over
     the class `axis`."""
-    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
-        categorical_focal_crossentropy as _cfce,
-    )
-
-    return _cfce(target, output, alpha=alpha, gamma=gamma, from_logits=from_logits,
+    return _crossentropy.categorical_focal_crossentropy(target, output, alpha=alpha, gamma=gamma, from_logits=from_logits,
                  label_smoothing=0.0, axis=axis)
 
 
 def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool = False,
                                     axis: int = -1, ignore_class: int | None = None) -> torch.Tensor:
     """Categorical crossentropy with integer targets; `ignore_class` ids give 0."""
-    from torchestimator.keras.losses import (  # lazy: keras.losses imports this module at load time
-        sparse_categorical_crossentropy as _scce,
-    )
-
-    return _scce(target, output, from_logits=from_logits, axis=axis, ignore_class=ignore_class)
+    return _crossentropy.sparse_categorical_crossentropy(target, output, from_logits=from_logits, axis=axis, ignore_class=ignore_class)
 
 
 # --------------------------------------------------------------------- convolution

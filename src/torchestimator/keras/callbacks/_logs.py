@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.keras._io_utils import print_msg as _print_msg
+
 _PLAIN = (float, int, str, bool, type(None))  # log values that need no reading
 
 
@@ -70,8 +72,5 @@ def is_tensor(value: Any) -> bool:
 def print_msg(message: str) -> None:
     """Prints a callback's message on its own line of stdout (as Keras' `io_utils.print_msg`;
     logged instead when interactive logging is disabled)."""
-    from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
-        print_msg as _print_msg,
-    )
 
     _print_msg(message)

@@ -18,6 +18,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
+from torchestimator.keras._io_utils import is_interactive_logging_enabled, print_msg
 from torchestimator.keras.callbacks._logs import to_python
 
 _BOLD, _GREEN, _WHITE = "bold", "green", "white"
@@ -136,10 +137,6 @@ class Progbar:
     # -- drawing ------------------------------------------------------------------------------
 
     def _draw(self, current: int, now: float, time_per_unit: float, finalize: bool) -> None:
-        from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
-            is_interactive_logging_enabled,
-        )
-
         color = self._dynamic_display and is_interactive_logging_enabled()
         if not color and not finalize:  # logged output gets the final line only
             return
@@ -228,10 +225,6 @@ class Progbar:
 
     @staticmethod
     def _write(message: str) -> None:
-        from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
-            print_msg,
-        )
-
         print_msg(message, line_break=False)  # stdout, or logging when not interactive
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from torchestimator.keras._io_utils import print_msg
 from torchestimator.keras.callbacks.callback import Callback, Logs
 from torchestimator.keras.callbacks.progbar import Progbar
 
@@ -87,10 +88,6 @@ class ProgbarLogger(Callback):
         self._reset_progbar()
         self._maybe_init_progbar()
         if self.verbose and self.epochs > 1:
-            from torchestimator.keras.utils._io_utils import (  # lazy: keras.utils._io_utils imports this module at load time
-                print_msg,
-            )
-
             print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:

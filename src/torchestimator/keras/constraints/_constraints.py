@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras._tensors import as_float_tensor
 from torchestimator.keras.backend import epsilon
-from torchestimator.keras.utils._tensors import as_float_tensor
 
 
 def _norms(w: torch.Tensor, axis: int | Sequence[int]) -> torch.Tensor:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from torchestimator.keras import _registry
+from torchestimator.keras._object_lookup import deserialize_from_table
 from torchestimator.keras.constraints._constraints import (
     Constraint,
     MaxNorm,
@@ -13,8 +15,6 @@ from torchestimator.keras.constraints._constraints import (
     RadialConstraint,
     UnitNorm,
 )
-from torchestimator.keras.saving import _registry
-from torchestimator.keras.utils._object_lookup import deserialize_from_table
 
 ALL_CONSTRAINTS: dict[str, type[Constraint]] = {
     "Constraint": Constraint,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 #: The compile() arguments that take losses or metrics.
 _OBJECT_ARGS = ("loss", "metrics", "weighted_metrics")

@@ -12,7 +12,7 @@ import torch
 
 from torchestimator.distribute import _strategy
 from torchestimator.distribute._keras_replicas import ReplicaData
-from torchestimator.keras.utils._io_utils import is_interactive_logging_enabled
+from torchestimator.keras._io_utils import is_interactive_logging_enabled
 
 
 def resolve_verbose(verbose: Any) -> int:

@@ -16,7 +16,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import symbolic_dispatch
-from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.engine import keras_tensor  # names read at call time (a circle)
 
 
 def _symbolic_slots(value: Any, symbols: list, kinds: tuple) -> Any:
@@ -88,7 +88,7 @@ def record_tf_op(api_name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     )
 
     api_name = canonical_api_name(api_name, fn)
-    kinds = (KerasTensor,)
+    kinds = (keras_tensor.KerasTensor,)
     symbols: list = []
     slotted_args = [_symbolic_slots(a, symbols, kinds) for a in args]
     slotted_kwargs = {k: _symbolic_slots(v, symbols, kinds) for k, v in kwargs.items()}

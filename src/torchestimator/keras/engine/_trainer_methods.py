@@ -14,10 +14,11 @@ import torch
 
 from torchestimator._engine import loop
 from torchestimator._ops import nest
+from torchestimator.keras import _registry
 from torchestimator.keras.engine._compile_config import deserialize_compile_args, warn_problems
 from torchestimator.keras.engine.compile_utils import to_python_logs
 from torchestimator.keras.engine.data_adapter import apply_class_weight, pack_x_y_sample_weight
-from torchestimator.keras.saving import _registry, saving_lib
+from torchestimator.keras.saving import saving_lib
 from torchestimator.saved_model._keras_export import export_keras_model
 
 

@@ -60,6 +60,7 @@ from torchestimator import _dtypes
 from torchestimator._engine.object_scope import ReusableMeta, current_scope
 from torchestimator._ops import nest
 from torchestimator._variable import Variable
+from torchestimator.keras._registry import register_builtin
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine._layer_call import (  # noqa: F401 (re-exported: image_preprocessing)
@@ -83,7 +84,6 @@ from torchestimator.keras.engine.layer_utils import (
     fast_spec_of,
 )
 from torchestimator.keras.mixed_precision._policy import global_policy_name
-from torchestimator.keras.saving._registry import register_builtin
 from torchestimator.train._object_graph import register_keras_class
 
 _NO_INPUTS: Any = object()  # `forward()` called without positional inputs

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from torchestimator._ops import nest
+from torchestimator.keras._registry import deserialize_keras_object, serialize_keras_object
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine._graph import (  # _Slot: pickles of old models name it here
     _check_symbolic,
@@ -35,7 +36,6 @@ from torchestimator.keras.engine.input_spec import _fmt
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.layer_utils import register_children
 from torchestimator.keras.engine.model import Model
-from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
 from torchestimator.train._object_graph import register_keras_class
 
 

@@ -13,6 +13,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import symbolic_dispatch
+from torchestimator.keras.engine import _tf_op_record
 
 
 class KerasHistory(NamedTuple):
@@ -62,7 +63,7 @@ class KerasTensor:
 
     # Operators record op nodes; the table of ops lives in ops.py.
     def _op(self, name: str, *args: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import (  # lazy: keras.engine.op_layer imports this module at load time
+        from torchestimator.keras.engine.op_layer import (  # lazy: subclass (keras.engine.op_layer.SlicingOpLambda subclasses TFOpLambda, whose module keras.engine.op_layer loads this one first)
             SlicingOpLambda,
             TFOpLambda,
         )
@@ -71,7 +72,7 @@ class KerasTensor:
         return layer_class(name)(self, *args)
 
     def _rop(self, name: str, other: Any) -> KerasTensor:
-        from torchestimator.keras.engine.op_layer import (  # lazy: keras.engine.op_layer imports this module at load time
+        from torchestimator.keras.engine.op_layer import (  # lazy: subclass (keras.engine.op_layer.TFOpLambda subclasses Layer, whose module keras.engine.base_layer loads this one first)
             TFOpLambda,
         )
 
@@ -149,11 +150,7 @@ def is_symbolic(value: Any) -> bool:
 
 
 def _record_tf_op(api_name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
-    from torchestimator.keras.engine._tf_op_record import (  # lazy: keras.engine._tf_op_record imports this module at load time
-        record_tf_op,
-    )
-
-    return record_tf_op(api_name, fn, args, kwargs)
+    return _tf_op_record.record_tf_op(api_name, fn, args, kwargs)  # read at call time (a circle)
 
 
 # tf.* ops given a KerasTensor record a TFOpLambda layer (see _ops/symbolic_dispatch.py).

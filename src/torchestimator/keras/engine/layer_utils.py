@@ -12,6 +12,7 @@ import torch.nn.modules.module as _torch_module
 
 from torchestimator._ops import nest
 from torchestimator._torch_private import is_tracing
+from torchestimator.keras import constraints, initializers, regularizers
 from torchestimator.keras.backend._state import _snake_case
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.keras_tensor import KerasTensor
@@ -178,9 +179,6 @@ def _attach_mask(outputs: Any, mask: Any) -> None:
 def _resolve_initializer(identifier: Any) -> Any:
     if callable(identifier) and not isinstance(identifier, (str, dict, type)):
         return identifier
-    from torchestimator.keras import (  # lazy: keras.initializers imports this module at load time
-        initializers,
-    )
 
     fn = initializers.get(identifier)
     if fn is None:
@@ -191,9 +189,6 @@ def _resolve_initializer(identifier: Any) -> Any:
 def _resolve_regularizer(identifier: Any) -> Any:
     if identifier is None:
         return None
-    from torchestimator.keras import (  # lazy: keras.regularizers imports this module at load time
-        regularizers,
-    )
 
     return regularizers.get(identifier)
 
@@ -201,9 +196,6 @@ def _resolve_regularizer(identifier: Any) -> Any:
 def _resolve_constraint(identifier: Any) -> Any:
     if identifier is None:
         return None
-    from torchestimator.keras import (  # lazy: keras.constraints imports this module at load time
-        constraints,
-    )
 
     return constraints.get(identifier)
 

@@ -11,12 +11,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from torchestimator.keras._registry import serialize_keras_object
 from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.layer_utils import _shape_to_spec
 from torchestimator.keras.engine.summary import print_summary
 from torchestimator.keras.engine.trainer import Trainer
-from torchestimator.keras.saving._registry import serialize_keras_object
 
 _FUNCTIONAL_SUBCLASSES: dict = {}  # a subclass of Model -> its functional hybrid
 _HYBRID_BASES: dict = {}  # the functional hybrid -> the subclass it was made for
@@ -27,7 +27,7 @@ def _functional_hybrid(cls: type) -> type:
     overrides `train_step` etc. (`cls` and `Functional` both), made once per subclass."""
     hybrid = _FUNCTIONAL_SUBCLASSES.get(cls)
     if hybrid is None:
-        from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+        from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional subclasses Model, which builds it)
             Functional,
         )
 
@@ -40,7 +40,7 @@ def _functional_hybrid(cls: type) -> type:
 def _new_functional_hybrid(cls: type) -> Model:
     """Unpickling: an empty instance of the functional hybrid of `cls` (pickle names `cls`,
     which is importable; the hybrid class is made at run time and is not)."""
-    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+    from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional subclasses Model, which builds it)
         Functional,
     )
 
@@ -76,7 +76,7 @@ class Model(Trainer, Layer):
     def __new__(cls, *args: Any, **kwargs: Any) -> Model:
         functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
         if functional_args:
-            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+            from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional subclasses Model, which builds it)
                 Functional,
             )
 
@@ -103,7 +103,7 @@ class Model(Trainer, Layer):
         # Keras 2.15's test for functional arguments; any other positional argument is ignored
         # (the text-generation tutorial's `super().__init__(self)` in a subclassed model)
         if len(args) == 2 or "inputs" in kwargs or "outputs" in kwargs:
-            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+            from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional subclasses Model, which builds it)
                 Functional,
             )
 
@@ -247,7 +247,7 @@ class Model(Trainer, Layer):
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> Model:
         """Creates a model from its config: a functional graph config rebuilds the graph."""
         if "input_layers" in config and "layers" in config:
-            from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+            from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional subclasses Model, which builds it)
                 Functional,
             )
 
@@ -257,6 +257,5 @@ class Model(Trainer, Layer):
 
     def to_json(self, **kwargs: Any) -> str:
         """Returns the model's architecture as a JSON string (`class_name` and `config`)."""
-
 
         return json.dumps(serialize_keras_object(self), **kwargs)

@@ -15,11 +15,11 @@ import numpy as np
 import torch
 
 from torchestimator._ops import symbolic_dispatch
+from torchestimator.keras._registry import register_builtin
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine._tf_op_record import decode_argument
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor, is_symbolic
-from torchestimator.keras.saving._registry import register_builtin
 
 _OPS = {
     "add": torch.add,

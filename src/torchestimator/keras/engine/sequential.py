@@ -13,13 +13,13 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
+from torchestimator.keras._registry import deserialize_keras_object, serialize_keras_object
 from torchestimator.keras.backend import _state
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.functional import Functional
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.model import Model
-from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
 
 
 class Sequential(Functional):

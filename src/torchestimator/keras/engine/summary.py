@@ -61,10 +61,10 @@ def print_summary(
     show_trainable: bool = False,
 ) -> None:
     """Prints the summary of `model` with `print_fn` (default `print`)."""
-    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+    from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional.Functional subclasses Model, whose module keras.engine.model loads this one first)
         Functional,
     )
-    from torchestimator.keras.engine.sequential import (  # lazy: keras.engine.sequential imports this module at load time
+    from torchestimator.keras.engine.sequential import (  # lazy: subclass (keras.engine.sequential.Sequential subclasses Functional, whose module keras.engine.functional loads this one first)
         Sequential,
     )
 

@@ -22,6 +22,7 @@ from safetensors.torch import save_file
 import torchestimator
 from torchestimator._dtypes import TensorSpec
 from torchestimator._variable import Variable
+from torchestimator.keras._io_utils import print_msg
 
 VARIABLE_COLLECTIONS_FILE = "keras_variable_collections.safetensors"
 
@@ -229,9 +230,6 @@ class ExportArchive:
     def write_out(self, filepath: str | os.PathLike, options: Any = None) -> None:
         """Writes the export to `filepath` (replacing an export there): one signature per
         endpoint, the first also as `serving_default`."""
-        from torchestimator.keras.utils._io_utils import (  # lazy: heavy (torchestimator.keras.utils._io_utils, 1487 ms)
-            print_msg,
-        )
         from torchestimator.saved_model import (  # lazy: heavy (torchestimator.saved_model, 84 ms)
             _builder,
         )

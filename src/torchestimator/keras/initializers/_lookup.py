@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from torchestimator.keras import _registry
+from torchestimator.keras._object_lookup import deserialize_from_table
 from torchestimator.keras.initializers._base import Initializer
 from torchestimator.keras.initializers._constant import Constant, Identity, Ones, Zeros
 from torchestimator.keras.initializers._random import (
@@ -26,8 +28,6 @@ from torchestimator.keras.initializers._variance_scaling import (
     LecunUniform,
     VarianceScaling,
 )
-from torchestimator.keras.saving import _registry
-from torchestimator.keras.utils._object_lookup import deserialize_from_table
 
 _CLASSES: dict[str, type[Initializer]] = {
     "constant": Constant,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import Any as _Any
 
+from torchestimator.keras._registry import (
+    deserialize_keras_object as _deserialize_keras_object,
+)
+from torchestimator.keras._registry import serialize_keras_object as _serialize_keras_object
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.input_spec import InputSpec
-from torchestimator.keras.saving._registry import (
-    deserialize_keras_object as _deserialize_keras_object,
-)
-from torchestimator.keras.saving._registry import serialize_keras_object as _serialize_keras_object
 
 #: The layers of each family (sub-package), as its `__all__` lists them (a test keeps this
 #: table and the sub-packages in step).

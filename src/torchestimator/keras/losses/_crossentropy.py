@@ -16,7 +16,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from torchestimator.keras.backend import epsilon
+from torchestimator.keras.backend._state import epsilon
 from torchestimator.keras.engine import one_hot_labels
 from torchestimator.keras.losses._utils import (
     check_broadcastable,

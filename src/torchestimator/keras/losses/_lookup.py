@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import _registry
 from torchestimator.keras.losses import _crossentropy as ce
+from torchestimator.keras.losses import _loss
 from torchestimator.keras.losses import _regression as rg
 from torchestimator.keras.losses._classes import LOSS_CLASSES
 from torchestimator.keras.losses._loss import Loss, LossFunctionWrapper
 from torchestimator.keras.losses._torch import from_torch, is_torch_loss
-from torchestimator.keras.saving import _registry
 
 #: Loss functions by every name Keras 2.15 exports them under (aliases included).
 LOSS_FUNCTIONS: dict[str, Any] = {
@@ -126,3 +127,6 @@ def get(identifier: Any) -> Any:
         f"Could not interpret loss function identifier: {identifier!r}. Pass a loss name "
         "(e.g. 'mse'), a config dict, a function or a tf.keras.losses.Loss instance."
     )
+
+
+_loss.register_function_lookup(get)

@@ -9,6 +9,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator.keras._registry import serialize_keras_object
 from torchestimator.keras.losses import _crossentropy, _regression
 from torchestimator.keras.losses._reduction import Reduction
 from torchestimator.keras.losses._utils import (
@@ -19,7 +20,16 @@ from torchestimator.keras.losses._utils import (
     to_float_tensor,
     to_tensor,
 )
-from torchestimator.keras.saving import serialize_keras_object
+
+#: `tf.keras.losses.get`, which `losses/_lookup.py` registers when it loads (`keras.losses`'s
+#: `__init__` loads it, so it is there before any config is read): a plain wrapper's config
+#: names its function, and the function table lives above this module.
+_GET_FUNCTION: list[Callable[[Any], Any]] = []
+
+
+def register_function_lookup(get: Callable[[Any], Any]) -> None:
+    """Registers `get(name)`, the function by its name, for `LossFunctionWrapper.from_config`."""
+    _GET_FUNCTION[:] = [get]
 
 
 class Loss(abc.ABC):
@@ -204,11 +214,7 @@ class LossFunctionWrapper(Loss):
         config = dict(config)
         fn = config.pop("fn", None)
         if cls is LossFunctionWrapper:
-            from torchestimator.keras.losses._lookup import (  # lazy: keras.losses._lookup imports this module at load time
-                get,
-            )
-
             if fn is None:
                 raise ValueError("LossFunctionWrapper config needs 'fn', the loss function's name.")
-            return cls(get(fn), **config)
+            return cls(_GET_FUNCTION[0](fn), **config)
         return cls(**config)

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from torchestimator._ops import linalg_ops as _linalg_ops
-from torchestimator.keras.backend import epsilon
+from torchestimator.keras.backend._state import epsilon
 from torchestimator.keras.losses._utils import check_broadcastable, convert_pair
 
 

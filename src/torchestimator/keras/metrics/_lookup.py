@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from torchestimator.keras import _registry
 from torchestimator.keras.losses import _classes as loss_classes
 from torchestimator.keras.losses import _crossentropy as ce
 from torchestimator.keras.losses import _lookup as loss_lookup
@@ -18,7 +19,6 @@ from torchestimator.keras.metrics import _auc, _confusion, _iou, _probabilistic,
 from torchestimator.keras.metrics import _functions as fns
 from torchestimator.keras.metrics import _regression as reg
 from torchestimator.keras.metrics._metric import Metric
-from torchestimator.keras.saving import _registry
 
 METRIC_CLASSES = (
     Metric, _reduce.Reduce, _reduce.Sum, _reduce.Mean, _reduce.MeanMetricWrapper,
@@ -207,7 +207,7 @@ def get(identifier: Any) -> Any:
 
 def _from_torch_object(identifier: Any) -> Metric | None:
     """The Keras metric of a PyTorch metric or loss object (see `get`), else None."""
-    from torchestimator.keras.metrics._torch import (  # lazy: keras.metrics._torch imports this module at load time
+    from torchestimator.keras.metrics._torch import (  # lazy: subclass (keras.metrics._torch.TorchMetric subclasses Metric, whose module keras.metrics._metric loads this one first)
         from_torch,
         is_torchmetric,
     )
@@ -319,3 +319,6 @@ def resolve_metric(
     else:
         name = getattr(obj, "__name__", None) or _snake_case(type(obj).__name__)
     return _reduce.MeanMetricWrapper(obj, name=name)
+
+
+_reduce.register_function_lookup(get)

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras._registry import serialize_keras_object
 from torchestimator.keras.engine import one_hot_labels
 from torchestimator.keras.losses._utils import (
     apply_valid_mask,
@@ -19,7 +20,16 @@ from torchestimator.keras.losses._utils import (
 )
 from torchestimator.keras.metrics._functions import categorical_accuracy
 from torchestimator.keras.metrics._metric import Metric
-from torchestimator.keras.saving import serialize_keras_object
+
+#: `tf.keras.metrics.get`, which `metrics/_lookup.py` registers when it loads (`keras.metrics`'s
+#: `__init__` loads it, so it is there before any config is read): a plain wrapper's config
+#: names its function, and the function table lives above this module.
+_GET_FUNCTION: list[Callable[[Any], Any]] = []
+
+
+def register_function_lookup(get: Callable[[Any], Any]) -> None:
+    """Registers `get(name)`, the function by its name, for `MeanMetricWrapper.from_config`."""
+    _GET_FUNCTION[:] = [get]
 
 
 class MetricReduction:
@@ -242,13 +252,9 @@ class MeanMetricWrapper(Mean):
         config = dict(config)
         fn = config.pop("fn", None)
         if cls is MeanMetricWrapper:
-            from torchestimator.keras.metrics._lookup import (  # lazy: keras.metrics._lookup imports this module at load time
-                get,
-            )
-
             if fn is None:
                 raise ValueError("MeanMetricWrapper config needs 'fn', the metric function's name.")
-            return cls(get(fn), **config)
+            return cls(_GET_FUNCTION[0](fn), **config)
         return cls(**config)
 
 

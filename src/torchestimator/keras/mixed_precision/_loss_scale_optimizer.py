@@ -15,14 +15,15 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.optimizers import deserialize, serialize
+from torchestimator.keras import _registry
+from torchestimator.keras.optimizers import _serialization, deserialize, serialize
 from torchestimator.keras.optimizers.optimizer import Optimizer
-from torchestimator.keras.saving import _registry
 
 _DEFAULT_INITIAL_SCALE = 2.0 ** 15
 _DEFAULT_GROWTH_STEPS = 2000
 
 
+@_serialization.register_optimizer_wrapper
 class LossScaleOptimizer:
     """An optimizer that applies loss scaling to prevent numeric underflow
     (`tf.keras.mixed_precision.LossScaleOptimizer`).

@@ -12,8 +12,8 @@ import threading
 from typing import Any
 
 from torchestimator import _dtypes
+from torchestimator.keras import _registry
 from torchestimator.keras.backend import _state
-from torchestimator.keras.saving import _registry
 
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _PLAIN = ("float16", "bfloat16", "float32", "float64")

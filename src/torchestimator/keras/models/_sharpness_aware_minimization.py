@@ -7,12 +7,12 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.engine.model import Model
-from torchestimator.keras.saving._registry import (
+from torchestimator.keras._registry import (
     deserialize_keras_object,
     register_keras_serializable,
     serialize_keras_object,
 )
+from torchestimator.keras.engine.model import Model
 from torchestimator.keras.utils._data_tuples import unpack_x_y_sample_weight
 
 

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 from torchestimator._ops import nest
+from torchestimator.keras._registry import safe_mode_scope
 from torchestimator.keras.engine.functional import Functional
 from torchestimator.keras.engine.input_layer import Input, InputLayer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.sequential import Sequential
-from torchestimator.keras.saving._registry import safe_mode_scope
 
 
 def _default_clone(layer: Any) -> Any:

@@ -44,7 +44,7 @@ class ConfigMixin:
         """
         config = dict(config)
         if "decay" in config and "is_legacy_optimizer" not in config:
-            from torchestimator.keras.optimizers.legacy.optimizers import (  # lazy: keras.optimizers.legacy.optimizers imports this module at load time
+            from torchestimator.keras.optimizers.legacy.optimizers import (  # lazy: subclass (keras.optimizers.legacy.optimizers subclasses the optimizers, whose mixin this is)
                 LEGACY_CLASSES,
             )
 

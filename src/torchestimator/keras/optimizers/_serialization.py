@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from torchestimator.keras import _registry
 from torchestimator.keras.optimizers._torch import TorchOptimizer, torch_optimizer_of
 from torchestimator.keras.optimizers.adadelta import Adadelta
 from torchestimator.keras.optimizers.adagrad import Adagrad
@@ -24,7 +25,6 @@ from torchestimator.keras.optimizers.nadam import Nadam
 from torchestimator.keras.optimizers.optimizer import Optimizer
 from torchestimator.keras.optimizers.rmsprop import RMSprop
 from torchestimator.keras.optimizers.sgd import SGD
-from torchestimator.keras.saving import _registry
 
 NEW_CLASSES: dict[str, type[Optimizer]] = {
     "adadelta": Adadelta,
@@ -46,12 +46,21 @@ _BUILTIN_TYPES = frozenset(NEW_CLASSES.values()) | frozenset(LEGACY_CLASSES.valu
 KNOWN_NAMES = ("adadelta", "adagrad", "adam", "adamax", "adamw", "ftrl", "nadam", "rmsprop", "sgd")
 
 
-def _is_loss_scale_optimizer(obj: Any) -> bool:
-    from torchestimator.keras.mixed_precision import (  # lazy: keras.mixed_precision imports this module at load time
-        LossScaleOptimizer,
-    )
+#: Optimizer wrappers that are not `Optimizer` subclasses (`tf.keras.mixed_precision.
+#: LossScaleOptimizer`): their module registers them when it loads, so any instance that exists
+#: is of a registered class.
+_WRAPPER_CLASSES: list[type] = []
 
-    return isinstance(obj, LossScaleOptimizer)
+
+def register_optimizer_wrapper(cls: type) -> type:
+    """Class decorator: `serialize`, `get` and `deserialize` accept instances of `cls` (an
+    optimizer wrapper such as `LossScaleOptimizer`) as optimizers."""
+    _WRAPPER_CLASSES.append(cls)
+    return cls
+
+
+def _is_loss_scale_optimizer(obj: Any) -> bool:
+    return isinstance(obj, tuple(_WRAPPER_CLASSES))
 
 
 def _unknown(identifier: Any) -> ValueError:

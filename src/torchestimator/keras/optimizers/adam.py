@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras import _registry
 from torchestimator.keras.optimizers._kernel import Tensors, TorchKernel
 from torchestimator.keras.optimizers.optimizer import Optimizer, _number
-from torchestimator.keras.saving import _registry
 
 
 def _f32(value: float) -> float:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras import _registry
 from torchestimator.keras.optimizers.adam import Adam
-from torchestimator.keras.saving import _registry
 
 
 class AdamW(Adam):

@@ -16,9 +16,9 @@ from typing import Any
 import torch
 from torch.optim.nadam import nadam as torch_nadam
 
+from torchestimator.keras import _registry
 from torchestimator.keras.optimizers._kernel import Tensors, TorchKernel
 from torchestimator.keras.optimizers.optimizer import Optimizer, _number
-from torchestimator.keras.saving import _registry
 
 
 class NadamKernel(TorchKernel):

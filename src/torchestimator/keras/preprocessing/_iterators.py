@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from torchestimator.keras import backend
+from torchestimator.keras._io_utils import print_msg
 from torchestimator.keras.utils._data_utils import Sequence
 from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img
-from torchestimator.keras.utils._io_utils import print_msg
 
 WHITE_LIST_FORMATS = ("png", "jpg", "jpeg", "bmp", "ppm", "tif", "tiff")
 

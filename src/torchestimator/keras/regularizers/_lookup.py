@@ -5,6 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from torchestimator.keras import _registry
+from torchestimator.keras._object_lookup import (
+    instantiate,
+    lookup_object,
+    resolve_config_class,
+)
 from torchestimator.keras.regularizers._regularizers import (
     L1,
     L1L2,
@@ -12,12 +18,6 @@ from torchestimator.keras.regularizers._regularizers import (
     OrthogonalRegularizer,
     Regularizer,
     l1_l2,
-)
-from torchestimator.keras.saving import _registry
-from torchestimator.keras.utils._object_lookup import (
-    instantiate,
-    lookup_object,
-    resolve_config_class,
 )
 
 ALL_REGULARIZERS: dict[str, Any] = {

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.utils._tensors import as_float_tensor
+from torchestimator.keras._tensors import as_float_tensor
 
 
 def _check_penalty_number(x: Any, name: str) -> float:

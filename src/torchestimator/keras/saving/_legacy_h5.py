@@ -23,7 +23,12 @@ import torch
 
 from torchestimator._tf_formats import keras_h5
 from torchestimator._tf_formats.keras_config import from_keras2_config
-from torchestimator.keras.saving import _limits, _registry
+from torchestimator.keras import _registry
+from torchestimator.keras.engine import _compile_config  # names read at call time (a circle)
+from torchestimator.keras.saving import (
+    _limits,
+    saving_lib,  # names read at call time: it imports this
+)
 
 __all__ = ["compile_from_training_config", "load_keras2_archive", "load_keras_v3_weights",
            "load_model_h5", "load_weights_h5"]
@@ -124,10 +129,6 @@ def compile_from_training_config(model: Any, training_config: dict, source: str)
     """Compiles `model` as a Keras 2 `training_config` says (the optimizer from its config,
     starting afresh; losses and metrics as Keras 2.15 writes them). A config that cannot be
     followed leaves the model uncompiled with a warning naming `source`. Returns None."""
-    from torchestimator.keras.engine._compile_config import (  # lazy: it imports keras.saving, whose package init imports this module
-        deserialize_compile_args,
-        unnest_single_output_metrics,
-    )
 
     optimizer = training_config.get("optimizer_config")
     try:
@@ -140,8 +141,8 @@ def compile_from_training_config(model: Any, training_config: dict, source: str)
             optimizer = _registry.deserialize_keras_object(
                 {"class_name": optimizer["class_name"], "config": inner})
         # Keras 2.15 writes loss and metric objects as {"module", "class_name", "config", ...}
-        args = deserialize_compile_args(training_config)
-        args = unnest_single_output_metrics(args, len(getattr(model, "outputs", None) or [None]))
+        args = _compile_config.deserialize_compile_args(training_config)
+        args = _compile_config.unnest_single_output_metrics(args, len(getattr(model, "outputs", None) or [None]))
         model.compile(optimizer=optimizer or "rmsprop", **args)
     except (TypeError, ValueError, KeyError) as error:
         warnings.warn(f"{source}: the model was loaded but not compiled ({type(error).__name__}: "
@@ -150,11 +151,7 @@ def compile_from_training_config(model: Any, training_config: dict, source: str)
 
 def _build_from_config(config: dict, source: str, stored_bytes: int,
                        custom_objects: dict | None) -> Any:
-    from torchestimator.keras.saving.saving_lib import (  # lazy: keras.saving.saving_lib imports this module at load time
-        build_from_config,
-    )
-
-    return build_from_config(from_keras2_config(config), source, stored_bytes, custom_objects)
+    return saving_lib.build_from_config(from_keras2_config(config), source, stored_bytes, custom_objects)
 
 
 def load_model_h5(path: str, custom_objects: dict | None = None, compile: bool = True,

@@ -20,7 +20,11 @@ import torch
 from torchestimator._tf_formats import keras_tf_checkpoint
 from torchestimator._tf_formats.keras_config import from_keras2_config
 from torchestimator._tf_formats.tensor_bundle import TensorBundle
-from torchestimator.keras.saving import _limits, _registry
+from torchestimator.keras import _registry
+from torchestimator.keras.saving import (
+    _limits,
+    saving_lib,  # names read at call time: it imports this
+)
 from torchestimator.keras.saving._legacy_h5 import compile_from_training_config
 
 __all__ = ["load_model_savedmodel", "load_weights_tf_checkpoint"]
@@ -89,13 +93,9 @@ def load_model_savedmodel(path: str, custom_objects: dict | None = None, compile
     from the root's config in `keras_metadata.pb` (in safe mode unless `safe_mode=False`: see
     `load_model`; within an allocation budget of the directory's size), its weights read from
     `variables/variables.index`, compiled as its training config says. Returns the model."""
-    from torchestimator.keras.saving.saving_lib import (  # lazy: keras.saving.saving_lib imports this module at load time
-        build_from_config,
-    )
-
     metadata, config = keras_tf_checkpoint.read_savedmodel_metadata(path)
     with _registry.safe_mode_scope(safe_mode):
-        model = build_from_config(from_keras2_config(config), path, _limits.path_bytes(path),
+        model = saving_lib.build_from_config(from_keras2_config(config), path, _limits.path_bytes(path),
                                   custom_objects)
         load_weights_tf_checkpoint(model, os.path.join(path, "variables", "variables"))
         training = metadata.get("training_config")

@@ -32,12 +32,16 @@ import torch
 from torchestimator._engine import state_io
 from torchestimator._engine.checkpoint import write_index
 from torchestimator._tf_formats import keras_h5, keras_tf_checkpoint
+from torchestimator.keras import _registry
+from torchestimator.keras.engine import _compile_config  # names read at call time (a circle)
 from torchestimator.keras.engine.layer_utils import keras_state_dict, load_keras_state_dict
-from torchestimator.keras.saving import _legacy_h5, _limits, _registry
+from torchestimator.keras.optimizers import _torch_archive
+from torchestimator.keras.saving import _legacy_h5, _limits
 from torchestimator.keras.saving._tf_checkpoint_weights import (
     load_model_savedmodel,
     load_weights_tf_checkpoint,
 )
+from torchestimator.saved_model import _keras_export
 
 FORMAT_VERSION = "torchestimator-keras-1"
 _WEIGHTS = "model.weights.safetensors"
@@ -62,7 +66,6 @@ def _save_savedmodel_dir(model: Any, directory: str, overwrite: bool) -> str:
     `.h5` or `.hdf5` suffix): a directory that `tf.saved_model.load` opens (the model's
     `serving_default` export, when its inputs are known) holding the model archive
     `model.keras`, which `load_model(directory)` reads. Returns the archive's path."""
-    from torchestimator.saved_model import _keras_export  # lazy: saved_model imports keras layers
 
     exists = os.path.isdir(directory) and bool(os.listdir(directory))
     if exists and not overwrite:
@@ -108,10 +111,6 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, save_format: s
     with_optimizer = optimizer is not None and getattr(optimizer, "_built", False)
     torch_description = None
     if optimizer is not None and type(optimizer).__name__ == "TorchOptimizer":
-        from torchestimator.keras.optimizers import (  # lazy: keras.optimizers._torch_archive imports this module at load time
-            _torch_archive,
-        )
-
         torch_description, reason = _torch_archive.describe(optimizer, model)
         with_optimizer = torch_description is not None
         if torch_description is None:
@@ -254,22 +253,15 @@ def _load_keras_archive(filepath: str, custom_objects: dict | None, compile: boo
         optimizer = compile_config.get("optimizer") if compile_config else None
         torch_description = opt_meta.get("torch") if opt_meta is not None else None
         if torch_description is not None:
-            from torchestimator.keras.optimizers import (  # lazy: keras.optimizers._torch_archive imports this module at load time
-                _torch_archive,
-            )
-
             optimizer = _torch_archive.rebuild(
                 torch_description, state_io.unflatten_state(opt_tensors, opt_meta["skeleton"]),
                 model, filepath)
         elif opt_meta is not None:
             optimizer = _registry.deserialize_keras_object(opt_meta["config"], custom_objects)
-        from torchestimator.keras.engine._compile_config import (  # lazy: keras.engine._compile_config imports this module at load time
-            deserialize_compile_args,
-        )
 
         # losses and metrics saved as objects come back through the safe registry
         model.compile(optimizer=optimizer or "rmsprop",
-                      **deserialize_compile_args(compile_config or {}, custom_objects))
+                      **_compile_config.deserialize_compile_args(compile_config or {}, custom_objects))
         if opt_meta is not None and torch_description is None:
             model.optimizer.build(model.trainable_weights)
             model._optimizer_built_for = len(model.trainable_weights)

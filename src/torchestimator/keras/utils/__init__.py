@@ -4,6 +4,11 @@ serialization helpers Keras also exposes here (`register_keras_serializable`,
 `custom_object_scope`, `serialize_keras_object`, `deserialize_keras_object`, ...)."""
 
 import torchestimator.keras.utils._feature_space_loader  # noqa: F401  (registers FeatureSpace)
+from torchestimator.keras._io_utils import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from torchestimator.keras.callbacks.progbar import Progbar
 from torchestimator.keras.saving import (
     custom_object_scope,
@@ -29,11 +34,6 @@ from torchestimator.keras.utils._enqueuers import (
     SequenceEnqueuer,
 )
 from torchestimator.keras.utils._image_utils import array_to_img, img_to_array, load_img, save_img
-from torchestimator.keras.utils._io_utils import (
-    disable_interactive_logging,
-    enable_interactive_logging,
-    is_interactive_logging_enabled,
-)
 from torchestimator.keras.utils._layer_utils import get_source_inputs
 from torchestimator.keras.utils._numerical import normalize, to_categorical
 from torchestimator.keras.utils._ordinal import to_ordinal
@@ -72,7 +72,7 @@ def __getattr__(name: str) -> object:
     # FeatureSpace is a Layer: imported on first use, since keras.saving (which base_layer
     # loads) imports this package before base_layer is complete.
     if name == "FeatureSpace":
-        from torchestimator.keras.utils._feature_space import (  # lazy: keras.utils._feature_space imports this module at load time
+        from torchestimator.keras.utils._feature_space import (  # lazy: subclass (keras.utils._feature_space.FeatureSpace subclasses Layer, whose module keras.engine.base_layer loads this one first)
             FeatureSpace,
         )
 

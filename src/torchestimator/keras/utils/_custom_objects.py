@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 
 def get_custom_objects() -> dict[str, Any]:

@@ -21,8 +21,8 @@ import zipfile
 from typing import Any
 from urllib.parse import urlsplit
 
+from torchestimator.keras._io_utils import print_msg
 from torchestimator.keras.callbacks.progbar import Progbar
-from torchestimator.keras.utils._io_utils import print_msg
 
 _CHUNK = 64 * 1024
 

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.keras import initializers
+
 
 def _vocab_to_list(vocab: Any, argument: str) -> list:
     """A vocabulary (list, tuple, numpy array, 1-D tensor or text file path) as a list."""
@@ -62,9 +64,6 @@ def warmstart_embedding_matrix(
         A `torch.Tensor` of shape `(len(new_vocabulary), dim)` with `base_embeddings`' dtype:
         the warm-started embedding matrix.
     """
-    from torchestimator.keras import (  # lazy: keras.initializers imports this module at load time
-        initializers,
-    )
 
     base_vocabulary = _vocab_to_list(base_vocabulary, "base_vocabulary")
     new_vocabulary = _vocab_to_list(new_vocabulary, "new_vocabulary")

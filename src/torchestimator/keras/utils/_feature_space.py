@@ -11,10 +11,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator.keras import layers
+from torchestimator.keras import _registry, layers
 from torchestimator.keras.backend import unique_object_name
 from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.saving import _registry, saving_lib
+from torchestimator.keras.saving import saving_lib
 from torchestimator.keras.utils._feature_space_specs import Cross, Feature, deserialize_spec
 
 

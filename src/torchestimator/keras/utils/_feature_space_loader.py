@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchestimator.keras.saving._registry import register_builtin
+from torchestimator.keras._registry import register_builtin
 
 
 class _FeatureSpaceLoader:
@@ -17,7 +17,7 @@ class _FeatureSpaceLoader:
     @classmethod
     def from_config(cls, config: dict) -> Any:
         """Returns `FeatureSpace.from_config(config)`."""
-        from torchestimator.keras.utils._feature_space import (  # lazy: keras.utils._feature_space imports this module at load time
+        from torchestimator.keras.utils._feature_space import (  # lazy: subclass (keras.utils._feature_space.FeatureSpace subclasses Layer, whose module keras.engine.base_layer loads this one first)
             FeatureSpace,
         )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 
 class Cross:

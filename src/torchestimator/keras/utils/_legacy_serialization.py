@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 
 def serialize_keras_object(instance: Any) -> Any:

@@ -174,7 +174,7 @@ class SidecarEvaluator:
         return False
 
     def _has_keras_optimizer(self) -> bool:
-        from torchestimator.keras.optimizers import (  # lazy: keras.optimizers imports this module at load time
+        from torchestimator.keras.optimizers import (  # lazy: subclass (keras.optimizers.optimizer.Optimizer subclasses LearningRateMixin, whose module keras.optimizers._learning_rate loads this one first)
             Optimizer,
         )
 

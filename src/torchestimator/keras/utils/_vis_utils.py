@@ -143,7 +143,7 @@ def model_to_dot(model: Any, show_shapes: bool = False, show_dtype: bool = False
         dot.set("concentrate", True)
         dot.set("dpi", dpi)
         dot.set_node_defaults(shape="record")
-    from torchestimator.keras.engine.functional import (  # lazy: keras.engine.functional imports this module at load time
+    from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional.Functional subclasses Model, whose module keras.engine.model loads this one first)
         Functional,
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras.dtensor._refusal import dtensor_unavailable as _dtensor_unavailable
 from torchestimator.keras.dtensor.experimental import optimizers
 
 __all__ = ["LayoutMap", "optimizers"]
@@ -14,9 +15,5 @@ __all__ = ["LayoutMap", "optimizers"]
 
 def __getattr__(name: str) -> Any:
     if name == "LayoutMap":
-        from torchestimator.keras.dtensor._refusal import (  # lazy: keras.dtensor._refusal imports this module at load time
-            dtensor_unavailable,
-        )
-
-        raise dtensor_unavailable("experimental.LayoutMap")
+        raise _dtensor_unavailable("experimental.LayoutMap")
     raise AttributeError(f"module 'torchestimator.keras.dtensor.experimental' has no attribute {name!r}")

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 
 
 @contextlib.contextmanager

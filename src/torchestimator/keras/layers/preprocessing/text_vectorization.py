@@ -21,11 +21,11 @@ from torchestimator import _dtypes
 from torchestimator._ops import string_ops
 from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator.errors import FailedPreconditionError
+from torchestimator.keras._registry import deserialize_keras_object, serialize_keras_object
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs, _text
 from torchestimator.keras.layers.preprocessing.string_lookup import StringLookup
-from torchestimator.keras.saving._registry import deserialize_keras_object, serialize_keras_object
 
 _STANDARDIZE = (_text.LOWER_AND_STRIP_PUNCTUATION, _text.LOWER, _text.STRIP_PUNCTUATION)
 _SPLIT = (_text.WHITESPACE, _text.CHARACTER)

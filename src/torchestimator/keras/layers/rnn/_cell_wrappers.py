@@ -12,12 +12,12 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.layers.rnn import _cell_wrapper_impl as _impl
-from torchestimator.keras.layers.rnn.abstract_rnn_cell import AbstractRNNCell
-from torchestimator.keras.saving._registry import (
+from torchestimator.keras._registry import (
     deserialize_keras_object,
     serialize_keras_object,
 )
+from torchestimator.keras.layers.rnn import _cell_wrapper_impl as _impl
+from torchestimator.keras.layers.rnn.abstract_rnn_cell import AbstractRNNCell
 
 
 class _RNNCellWrapper(AbstractRNNCell):

@@ -20,6 +20,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.keras._registry import (
+    deserialize_keras_object,
+    serialize_keras_object,
+)
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.input_spec import InputSpec
@@ -27,10 +31,6 @@ from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.rnn import _fused, _utils
 from torchestimator.keras.layers.rnn._cell_base import _BuiltinCell
 from torchestimator.keras.layers.rnn.stacked_rnn_cells import StackedRNNCells
-from torchestimator.keras.saving._registry import (
-    deserialize_keras_object,
-    serialize_keras_object,
-)
 
 
 class RNN(Layer):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.saving._registry import (
+from torchestimator.keras._registry import (
     deserialize_keras_object,
     serialize_keras_object,
 )
+from torchestimator.keras.engine.base_layer import Layer
 
 
 class Wrapper(Layer):

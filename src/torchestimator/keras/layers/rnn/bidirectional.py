@@ -8,13 +8,13 @@ from typing import Any
 
 import torch
 
-from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.engine.keras_tensor import KerasTensor
-from torchestimator.keras.layers.rnn import _utils
-from torchestimator.keras.saving._registry import (
+from torchestimator.keras._registry import (
     deserialize_keras_object,
     serialize_keras_object,
 )
+from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras.engine.keras_tensor import KerasTensor
+from torchestimator.keras.layers.rnn import _utils
 
 _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 

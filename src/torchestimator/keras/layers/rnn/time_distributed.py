@@ -8,15 +8,15 @@ from typing import Any
 
 import torch
 
+from torchestimator.keras._registry import (
+    deserialize_keras_object,
+    serialize_keras_object,
+)
 from torchestimator.keras.engine import shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.rnn import _utils
-from torchestimator.keras.saving._registry import (
-    deserialize_keras_object,
-    serialize_keras_object,
-)
 
 
 class TimeDistributed(Layer):

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.keras.dtensor._refusal import dtensor_unavailable as _dtensor_unavailable
+
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "RMSprop", "SGD"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from torchestimator.keras.dtensor._refusal import (  # lazy: keras.dtensor._refusal imports this module at load time
-            dtensor_unavailable,
-        )
-
-        raise dtensor_unavailable(f"experimental.optimizers.{name}")
+        raise _dtensor_unavailable(f"experimental.optimizers.{name}")
     raise AttributeError(
         f"module 'torchestimator.keras.dtensor.experimental.optimizers' has no attribute {name!r}"
     )
