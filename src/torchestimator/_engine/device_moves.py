@@ -104,14 +104,19 @@ def move_optimizer(optimizer: Any, device: torch.device,
 
 def move_training_state(modules: Iterable[torch.nn.Module], optimizers: Iterable[Any],
                         device: torch.device | str,
-                        optimizer_state: Callable[[Any], OptimizerState] = torch_optimizer_state) -> bool:
-    """Moves the weights and buffers of `modules` and the state of `optimizers` to `device`,
-    keeping every Parameter and slot object, so the optimizers keep training the same
-    Parameters; returns whether anything moved. `optimizer_state(optimizer)` says what of an
+                        optimizer_state: Callable[[Any], OptimizerState] = torch_optimizer_state,
+                        variables: Iterable[torch.Tensor] = ()) -> bool:
+    """Moves the weights and buffers of `modules`, the tensors `variables` (weights held
+    outside any module: a model_fn's `tf.Variable`s) and the state of `optimizers` to `device`,
+    keeping every Parameter, variable and slot object, so the optimizers keep training the same
+    tensors; returns whether anything moved. `optimizer_state(optimizer)` says what of an
     optimizer moves (default: a `torch.optim.Optimizer`'s `state`); None entries of
     `optimizers` are skipped."""
     device = torch.device(device)
     weights_moved = move_modules(modules, device)
+    with torch.no_grad():
+        for variable in variables:
+            weights_moved = move_in_place(variable, device) or weights_moved
     moved = weights_moved
     for optimizer in optimizers:
         if optimizer is not None:

@@ -48,6 +48,7 @@ from torchestimator.estimator._session import HookRunner, Session
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.estimator.warm_starting import warm_start
 from torchestimator.keras.engine._device_moves import keras_optimizer_state
 from torchestimator.keras.mixed_precision._autocast import step_autocast
 
@@ -215,10 +216,6 @@ class ModelRuntime:
             return spec
         self.state.initialize_step()
         if self.warm_start_settings is not None:
-            from torchestimator.estimator.warm_starting import (  # lazy: estimator.warm_starting imports this module at load time
-                warm_start,
-            )
-
             warm_start(self.state, self.warm_start_settings)
         init_fn = getattr(spec.scaffold, "init_fn", None)
         if init_fn is not None and not self.state.scaffold_initialized:
@@ -240,11 +237,14 @@ class ModelRuntime:
             optimizer.build(list(var_list))
 
     def place_model(self) -> None:
-        """Moves the model's layers (weights and buffers) and the state of the optimizers
-        model_fn made (slots, EMA copies) to the runtime's device, in place: each Parameter and
-        slot keeps its object, so the optimizers keep training the model's own weights."""
+        """Moves the model's layers (weights and buffers), the variables model_fn made outside
+        any layer (`tf.Variable`, `tf.compat.v1.get_variable`) and the state of the optimizers
+        model_fn made (slots, EMA copies) to the runtime's device, in place: each Parameter,
+        variable and slot keeps its object, so the optimizers keep training the model's own
+        weights."""
         move_training_state(self.state.layers(), self.state.optimizers(), self.device,
-                            keras_optimizer_state)
+                            keras_optimizer_state,
+                            variables=[v for _, v in self.state.free_variables()])
 
     def set_training(self, training: bool = True) -> None:
         """Puts the model's layers in train (True) or eval mode."""
