@@ -165,3 +165,33 @@ def test_requests_to_different_signatures_or_shapes_are_not_joined(raw):
         assert batcher.stats["batches"] == 2
     finally:
         batcher.stop()
+
+
+def test_a_batch_of_one_serialized_example_takes_the_batch_1_path(exports, monkeypatch):
+    from _serving_testlib import serialized_examples
+
+    from torchestimator.serving import _fast_call
+
+    iris = Servable(2, exports["iris_v2"], load(exports["iris_v2"]), "iris")
+    used = []
+    real = _fast_call.fast_call
+
+    def counting(signature, inputs):  # the real fast path, counted
+        outputs = real(signature, inputs)
+        used.append(outputs is not None)
+        return outputs
+
+    monkeypatch.setattr("torchestimator.serving._batching.fast_call", counting)
+    batcher = Batcher(BatchingParameters(max_batch_size=8, batch_timeout_micros=1_000,
+                                         num_batch_threads=1))
+    try:
+        one, two = serialized_examples(IRIS_ROWS[:2])
+        alone = batcher.call(iris, "predict", {"examples": np.array([one], dtype=object)})
+        assert used == [True]  # one request in its batch: the fast path answered
+        general = iris.loaded.signatures["predict"](examples=np.array([one], dtype=object))
+        for key, value in general.items():
+            np.testing.assert_array_equal(np.asarray(alone[key]), np.asarray(value), err_msg=key)
+        batcher.call(iris, "predict", {"examples": np.array([one, two], dtype=object)})
+        assert used == [True, False]  # two rows: the general path
+    finally:
+        batcher.stop()
