@@ -18,6 +18,7 @@ from typing import Any
 
 import torch as _torch
 
+from torchestimator import _tf_logging
 from torchestimator._dtypes import (
     TensorSpec,
     as_dtype,
@@ -148,11 +149,8 @@ def __getattr__(name: str) -> Any:
         globals()[name] = _taking_symbolic(name, as_string)
         return globals()[name]
     if name == "get_logger":
-        # lazy: a module-level import would add a public name to the package's namespace
-        from torchestimator._tf_logging import get_logger
-
-        globals()[name] = get_logger
-        return get_logger
+        globals()[name] = _tf_logging.get_logger
+        return _tf_logging.get_logger
     if name in _INITIALIZERS:
         value = getattr(importlib.import_module("torchestimator.keras.initializers"), _INITIALIZERS[name])
         globals()[name] = value

@@ -85,7 +85,7 @@ def test_lambda_normalizer_cannot_be_serialized_and_the_error_says_what_to_use()
 
 
 def test_registered_normalizer_function_round_trips():
-    from torchestimator.keras.saving._registry import register_keras_serializable
+    from torchestimator.keras._registry import register_keras_serializable
 
     @register_keras_serializable(package="fc_test")
     def halve(x):

@@ -15,7 +15,7 @@ import pytest
 from _export_testlib import Y_CLASS, input_fn
 
 import torchestimator as tf
-from torchestimator.keras.saving import _registry
+from torchestimator.keras import _registry
 from torchestimator.saved_model import _layout
 
 

@@ -18,10 +18,13 @@ count, the summaries and the pending global step updates are per call).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from torchestimator._engine.object_scope import _LOCAL
+#: The thread's active `ObjectScope` (`_LOCAL.scope`), set by `object_scope.ObjectScope`'s
+#: `with` block; it is kept here, below `object_scope`, so both modules read one slot.
+_LOCAL = threading.local()
 
 __all__ = ["ModelFnContext", "current_context", "current_mode", "in_model_fn"]
 

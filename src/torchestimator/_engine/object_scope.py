@@ -24,18 +24,14 @@ depend on what else the process created.
 from __future__ import annotations
 
 import abc
-import threading
 import types
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
-if TYPE_CHECKING:
-    from torchestimator._engine.model_fn_context import ModelFnContext
-
-_LOCAL = threading.local()
+from torchestimator._engine.model_fn_context import _LOCAL, ModelFnContext
 
 
 def current_scope() -> ObjectScope | None:
@@ -113,10 +109,6 @@ class ObjectScope:
         self._order: dict[str, int] = {}
         self._depth = 0
         self.call_index = 0
-        from torchestimator._engine.model_fn_context import (  # lazy: _engine.model_fn_context imports this module at load time
-            ModelFnContext,
-        )
-
         self.context: ModelFnContext = ModelFnContext()
 
     def __enter__(self) -> ObjectScope:

@@ -7,8 +7,8 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ragged import _tensor
 from torchestimator._ragged import _values as V
-from torchestimator._ragged._tensor import RaggedTensor
 from torchestimator._tensor_shape import TensorShape, as_shape
 from torchestimator._type_spec import TypeSpec
 
@@ -50,20 +50,20 @@ class RaggedTensorSpec(TypeSpec):
     @property
     def value_type(self) -> type:
         """`tf.RaggedTensor` (or a dense tensor when ragged_rank is 0)."""
-        return RaggedTensor if self._ragged_rank > 0 else torch.Tensor
+        return _tensor.RaggedTensor if self._ragged_rank > 0 else torch.Tensor
 
     def _serialize(self) -> tuple:
         return (self._shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
 
     @classmethod
-    def from_value(cls, value: RaggedTensor) -> RaggedTensorSpec:
+    def from_value(cls, value: _tensor.RaggedTensor) -> RaggedTensorSpec:
         """The spec of a RaggedTensor value."""
         return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
 
     def is_compatible_with(self, spec_or_value: Any) -> bool:
         """True when a RaggedTensor (or spec) has a compatible shape, dtype and ragged_rank."""
         other = spec_or_value
-        if isinstance(other, RaggedTensor):
+        if isinstance(other, _tensor.RaggedTensor):
             other = RaggedTensorSpec.from_value(other)
         if not isinstance(other, RaggedTensorSpec):
             return False

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._ragged import _spec
 from torchestimator._ragged import _values as V
 from torchestimator._ragged._indexing import RaggedIndexing
 from torchestimator._ragged._math import RaggedMath
@@ -323,11 +324,7 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
     @property
     def _type_spec(self) -> Any:
         """The `tf.RaggedTensorSpec` of this value (what `tf.type_spec_from_value` returns)."""
-        from torchestimator._ragged._spec import (  # lazy: _ragged._spec imports this module at load time
-            RaggedTensorSpec,
-        )
-
-        return RaggedTensorSpec.from_value(self)
+        return _spec.RaggedTensorSpec.from_value(self)
 
     @property
     def ndim(self) -> int:

@@ -29,18 +29,18 @@ class SourcesMixin:
         `tensors` is a tensor, array, list, or a nest (tuple/dict) of them, all with
         the same first dimension. Lists become tensors (Python floats float32, ints int64).
         """
-        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+        from torchestimator.data.sources import (  # lazy: subclass (data.sources subclasses SourcesMixin, which builds it)
             TensorSlicesDataset,
         )
 
         if _has_sparse(tensors):  # rows of a tf.SparseTensor (sparse_batching.py)
-            from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
+            from torchestimator.data.sparse_batching import (  # lazy: subclass (data.sparse_batching subclasses SourcesMixin, which builds it)
                 SparseSlicesDataset,
             )
 
             return SparseSlicesDataset(tensors)
         if _has_ragged(tensors):  # rows of a tf.RaggedTensor (ragged_batching.py)
-            from torchestimator.data.ragged_batching import (  # lazy: data.ragged_batching imports this module at load time
+            from torchestimator.data.ragged_batching import (  # lazy: subclass (data.ragged_batching subclasses SourcesMixin, which builds it)
                 RaggedSlicesDataset,
             )
 
@@ -50,7 +50,7 @@ class SourcesMixin:
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
         """A dataset with a single element, `tensors`."""
-        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+        from torchestimator.data.sources import (  # lazy: subclass (data.sources subclasses SourcesMixin, which builds it)
             TensorDataset,
         )
 
@@ -65,7 +65,7 @@ class SourcesMixin:
         `output_signature` is a nest of `tf.TensorSpec` that every yielded element
         must match (or the TF1-style `output_types` / `output_shapes`).
         """
-        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+        from torchestimator.data.sources import (  # lazy: subclass (data.sources subclasses SourcesMixin, which builds it)
             GeneratorDataset,
         )
 
@@ -74,7 +74,7 @@ class SourcesMixin:
     @staticmethod
     def range(*args: int, dtype: Any = None, name: str | None = None) -> Dataset:
         """A dataset of a step-separated range of values, as Python's `range` (int64)."""
-        from torchestimator.data.sources import (  # lazy: data.sources imports this module at load time
+        from torchestimator.data.sources import (  # lazy: subclass (data.sources subclasses SourcesMixin, which builds it)
             RangeDataset,
         )
 
@@ -86,7 +86,7 @@ class SourcesMixin:
 
         Elements are nests of the input elements; stops at the shortest input.
         """
-        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+        from torchestimator.data.combining import (  # lazy: subclass (data.combining subclasses SourcesMixin, which builds it)
             ZipDataset,
         )
 
@@ -106,7 +106,7 @@ class SourcesMixin:
         Names are shuffled each pass unless `shuffle=False` (then sorted). Error naming
         the pattern if nothing matches.
         """
-        from torchestimator.data.files import (  # lazy: data.files imports this module at load time
+        from torchestimator.data.files import (  # lazy: subclass (data.files subclasses SourcesMixin, which builds it)
             FileListDataset,
         )
 
@@ -117,7 +117,7 @@ class SourcesMixin:
     def counter(start: Any = 0, step: Any = 1, dtype: Any = None,
                 name: str | None = None) -> Dataset:
         """An infinite dataset counting `start`, `start + step`, ... (int64 unless `dtype`)."""
-        from torchestimator.data.counting import (  # lazy: data.counting imports this module at load time
+        from torchestimator.data.counting import (  # lazy: subclass (data.counting subclasses SourcesMixin, which builds it)
             CounterDataset,
         )
 
@@ -132,7 +132,7 @@ class SourcesMixin:
         `rerandomize_each_iteration=True` (then each pass differs, reproducibly).
         The values are numpy's, not TF's Philox stream.
         """
-        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
+        from torchestimator.data.sampling import (  # lazy: subclass (data.sampling subclasses SourcesMixin, which builds it)
             RandomDataset,
         )
 
@@ -150,7 +150,7 @@ class SourcesMixin:
         or a dataset of such vectors (one per element drawn). An exhausted input is
         skipped, unless `stop_on_empty_dataset=True` ends the dataset with it.
         """
-        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
+        from torchestimator.data.sampling import (  # lazy: subclass (data.sampling subclasses SourcesMixin; this method calls its check_datasets)
             SampleDataset,
             check_datasets,
         )
@@ -170,7 +170,7 @@ class SourcesMixin:
         (default True here, False in `tf.data.experimental`), choosing an exhausted
         input ends the dataset; otherwise that choice is skipped.
         """
-        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
+        from torchestimator.data.sampling import (  # lazy: subclass (data.sampling subclasses SourcesMixin; this method calls its check_datasets)
             ChooseDataset,
             check_datasets,
         )
@@ -185,7 +185,7 @@ class SourcesMixin:
 
         Loading runs no code from the files (JSON spec + Arrow IPC shards).
         """
-        from torchestimator.data.saving import (  # lazy: data.saving imports this module at load time
+        from torchestimator.data.saving import (  # lazy: subclass (data.saving subclasses SourcesMixin; this method calls its load)
             load,
         )
 

@@ -26,7 +26,7 @@ class StatefulMixin:
         Windows start `shift` (default `size`) elements apart and take every
         `stride`-th element; the last ones are shorter unless `drop_remainder`.
         """
-        from torchestimator.data.grouping import (  # lazy: data.grouping imports this module at load time
+        from torchestimator.data.grouping import (  # lazy: subclass (data.grouping subclasses StatefulMixin, which builds it)
             WindowDataset,
         )
 
@@ -45,7 +45,7 @@ class StatefulMixin:
         `reduce_func(key, window_dataset)` returns a dataset whose elements are
         yielded; groups left at the end are reduced in ascending key order.
         """
-        from torchestimator.data.grouping import (  # lazy: data.grouping imports this module at load time
+        from torchestimator.data.grouping import (  # lazy: subclass (data.grouping subclasses StatefulMixin, which builds it)
             GroupByWindowDataset,
         )
 
@@ -75,7 +75,7 @@ class StatefulMixin:
         batched `bucket_batch_sizes[i]` at a time with `padded_batch(padded_shapes,
         padding_values)` (or `batch` with `no_padding`).
         """
-        from torchestimator.data.bucketing import (  # lazy: data.bucketing imports this module at load time
+        from torchestimator.data.bucketing import (  # lazy: subclass (data.bucketing builds GroupByWindowDataset, which subclasses StatefulMixin)
             bucket_by_sequence_length,
         )
 
@@ -91,7 +91,7 @@ class StatefulMixin:
         Yields `(class, element)` pairs (class an int64 from `class_func(element)`);
         `initial_dist` (default: estimated as the data streams) is the input's.
         """
-        from torchestimator.data.sampling import (  # lazy: data.sampling imports this module at load time
+        from torchestimator.data.sampling import (  # lazy: subclass (data.sampling subclasses StatefulMixin, which builds it)
             RejectionResampleDataset,
         )
 
@@ -103,7 +103,7 @@ class StatefulMixin:
 
         The new state keeps the structure and dtypes of `initial_state`.
         """
-        from torchestimator.data.scanning import (  # lazy: data.scanning imports this module at load time
+        from torchestimator.data.scanning import (  # lazy: subclass (data.scanning subclasses StatefulMixin, which builds it)
             ScanDataset,
         )
 
@@ -111,7 +111,7 @@ class StatefulMixin:
 
     def unique(self, name: str | None = None) -> Dataset:
         """The distinct elements, in order of first appearance (int32, int64 or string)."""
-        from torchestimator.data.unique import (  # lazy: data.unique imports this module at load time
+        from torchestimator.data.unique import (  # lazy: subclass (data.unique subclasses StatefulMixin, which builds it)
             UniqueDataset,
         )
 
@@ -119,7 +119,7 @@ class StatefulMixin:
 
     def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> Dataset:
         """Drops the elements whose `map`/`filter` functions raised (and logs them if asked)."""
-        from torchestimator.data.errors_ignoring import (  # lazy: data.errors_ignoring imports this module at load time
+        from torchestimator.data.errors_ignoring import (  # lazy: subclass (data.errors_ignoring subclasses StatefulMixin, which builds it)
             IgnoreErrorsDataset,
         )
 
@@ -128,7 +128,7 @@ class StatefulMixin:
     def assert_cardinality(self, expected_cardinality: int) -> Dataset:
         """Declares the cardinality; a pass with another number of elements raises
         FailedPreconditionError (TF 2.15 has this as `tf.data.experimental.assert_cardinality`)."""
-        from torchestimator.data.cardinality_checks import (  # lazy: data.cardinality_checks imports this module at load time
+        from torchestimator.data.cardinality_checks import (  # lazy: subclass (data.cardinality_checks subclasses StatefulMixin, which builds it)
             AssertCardinalityDataset,
         )
 
@@ -142,7 +142,7 @@ class StatefulMixin:
         `compression`: None, "GZIP" or "SNAPPY"; `shard_func(element)` picks each
         element's shard (an int64). Returns None.
         """
-        from torchestimator.data.saving import (  # lazy: data.saving imports this module at load time
+        from torchestimator.data.saving import (  # lazy: subclass (data.saving subclasses StatefulMixin; this method calls its save)
             save,
         )
 
@@ -154,7 +154,7 @@ class StatefulMixin:
 
         The files are those of `Dataset.save`; delete `path` when the pipeline changes.
         """
-        from torchestimator.data.saving import (  # lazy: data.saving imports this module at load time
+        from torchestimator.data.saving import (  # lazy: subclass (data.saving subclasses StatefulMixin, which builds it)
             SnapshotDataset,
         )
 
@@ -168,7 +168,7 @@ class StatefulMixin:
         whose rows are the elements (ragged components gain one ragged dimension); scalars
         are stacked. `row_splits_dtype` (default tf.int64) types the new row partitions.
         """
-        from torchestimator.data.ragged_batching import (  # lazy: data.ragged_batching imports this module at load time
+        from torchestimator.data.ragged_batching import (  # lazy: subclass (data.ragged_batching subclasses StatefulMixin; this method calls its ragged_batch)
             ragged_batch,
         )
 
@@ -181,7 +181,7 @@ class StatefulMixin:
         dimension; a batch is a SparseTensor of dense shape [batch, *row_shape] holding every
         entry of its elements (zeros included). The dataset must have one component.
         """
-        from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
+        from torchestimator.data.sparse_batching import (  # lazy: subclass (data.sparse_batching subclasses StatefulMixin, which builds it)
             DenseToSparseBatchDataset,
         )
 

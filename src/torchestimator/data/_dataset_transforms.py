@@ -32,7 +32,7 @@ class TransformsMixin:
         After `batch`, `map_func` runs once per batch. `num_parallel_calls` (an int
         or AUTOTUNE) runs it on a thread pool; order is kept unless `deterministic=False`.
         """
-        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+        from torchestimator.data.mapping import (  # lazy: subclass (data.mapping subclasses TransformsMixin, which builds it)
             MapDataset,
         )
 
@@ -45,7 +45,7 @@ class TransformsMixin:
 
     def filter(self, predicate: Callable, name: str | None = None) -> Dataset:
         """Keeps the elements for which `predicate(element)` is True (a scalar bool)."""
-        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+        from torchestimator.data.mapping import (  # lazy: subclass (data.mapping subclasses TransformsMixin, which builds it)
             FilterDataset,
         )
 
@@ -53,7 +53,7 @@ class TransformsMixin:
 
     def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
         """Yields elements while `predicate(element)` is True, then stops."""
-        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+        from torchestimator.data.mapping import (  # lazy: subclass (data.mapping subclasses TransformsMixin, which builds it)
             TakeWhileDataset,
         )
 
@@ -67,7 +67,7 @@ class TransformsMixin:
         The last batch is smaller unless `drop_remainder=True` drops it. Batching is
         vectorized; `num_parallel_calls`/`deterministic` are accepted for TF compatibility.
         """
-        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+        from torchestimator.data.batching import (  # lazy: subclass (data.batching subclasses TransformsMixin, which builds it)
             BatchDataset,
         )
 
@@ -92,7 +92,7 @@ class TransformsMixin:
         `padded_shapes` (nest like the element; None dims pad to the longest in the
         batch) defaults to the longest; `padding_values` defaults to 0 / "".
         """
-        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+        from torchestimator.data.batching import (  # lazy: subclass (data.batching subclasses TransformsMixin, which builds it)
             PaddedBatchDataset,
         )
 
@@ -101,7 +101,7 @@ class TransformsMixin:
 
     def unbatch(self, name: str | None = None) -> Dataset:
         """Splits each element along its first dimension into several elements."""
-        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+        from torchestimator.data.batching import (  # lazy: subclass (data.batching subclasses TransformsMixin, which builds it)
             UnbatchDataset,
         )
 
@@ -113,7 +113,7 @@ class TransformsMixin:
 
         `batch_size` may be a list of sizes, used in turn.
         """
-        from torchestimator.data.batching import (  # lazy: data.batching imports this module at load time
+        from torchestimator.data.batching import (  # lazy: subclass (data.batching subclasses TransformsMixin, which builds it)
             RebatchDataset,
         )
 
@@ -131,7 +131,7 @@ class TransformsMixin:
         `reshuffle_each_iteration` (default True) every pass has a new order;
         with a `seed` the sequence of orders is reproducible.
         """
-        from torchestimator.data.shuffling import (  # lazy: data.shuffling imports this module at load time
+        from torchestimator.data.shuffling import (  # lazy: subclass (data.shuffling subclasses TransformsMixin, which builds it)
             ShuffleDataset,
         )
 
@@ -142,7 +142,7 @@ class TransformsMixin:
 
     def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """Repeats the dataset `count` times (None or -1: forever); each repetition is a new pass."""
-        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+        from torchestimator.data.slicing import (  # lazy: subclass (data.slicing subclasses TransformsMixin, which builds it)
             RepeatDataset,
         )
 
@@ -151,7 +151,7 @@ class TransformsMixin:
 
     def take(self, count: int, name: str | None = None) -> Dataset:
         """The first `count` elements (-1: all)."""
-        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+        from torchestimator.data.slicing import (  # lazy: subclass (data.slicing subclasses TransformsMixin, which builds it)
             TakeDataset,
         )
 
@@ -159,7 +159,7 @@ class TransformsMixin:
 
     def skip(self, count: int, name: str | None = None) -> Dataset:
         """All but the first `count` elements (-1: skip all)."""
-        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+        from torchestimator.data.slicing import (  # lazy: subclass (data.slicing subclasses TransformsMixin, which builds it)
             SkipDataset,
         )
 
@@ -173,7 +173,7 @@ class TransformsMixin:
         file). Otherwise, and with auto_shard_policy DATA or OFF, this is TF's
         element-wise shard: elements `index`, `index + num_shards`, ...
         """
-        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+        from torchestimator.data.slicing import (  # lazy: subclass (data.slicing subclasses TransformsMixin, which builds it)
             ShardDataset,
         )
 
@@ -197,7 +197,7 @@ class TransformsMixin:
 
     def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """Pairs each element with its position: elements `(start + i, element)` (int64)."""
-        from torchestimator.data.slicing import (  # lazy: data.slicing imports this module at load time
+        from torchestimator.data.slicing import (  # lazy: subclass (data.slicing subclasses TransformsMixin, which builds it)
             EnumerateDataset,
         )
 
@@ -205,10 +205,12 @@ class TransformsMixin:
 
     def concatenate(self, dataset: Dataset, name: str | None = None) -> Dataset:
         """The elements of this dataset followed by those of `dataset` (same structure and dtypes)."""
-        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+        from torchestimator.data.combining import (  # lazy: subclass (data.combining subclasses TransformsMixin, which builds it)
             ConcatenateDataset,
         )
-        from torchestimator.data.dataset import Dataset  # lazy: dataset imports this module
+        from torchestimator.data.dataset import (
+            Dataset,  # lazy: subclass (data.dataset subclasses TransformsMixin, which builds it)
+        )
 
         if not isinstance(dataset, Dataset):
             raise TypeError(f"concatenate expects a Dataset; received {type(dataset).__name__}")
@@ -216,7 +218,7 @@ class TransformsMixin:
 
     def flat_map(self, map_func: Callable, name: str | None = None) -> Dataset:
         """Maps each element to a Dataset with `map_func` and chains those datasets."""
-        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+        from torchestimator.data.combining import (  # lazy: subclass (data.combining subclasses TransformsMixin, which builds it)
             FlatMapDataset,
         )
 
@@ -231,7 +233,7 @@ class TransformsMixin:
         `block_length` (default 1) consecutive elements from each in turn.
         `num_parallel_calls` reads the open datasets ahead on threads.
         """
-        from torchestimator.data.combining import (  # lazy: data.combining imports this module at load time
+        from torchestimator.data.combining import (  # lazy: subclass (data.combining subclasses TransformsMixin, which builds it)
             InterleaveDataset,
         )
 
@@ -253,7 +255,7 @@ class TransformsMixin:
         Later passes (and, for a file, later programs) replay the cache. A file cache
         is an Arrow IPC file `filename + ".arrow"`, written as the first pass streams.
         """
-        from torchestimator.data.caching import (  # lazy: data.caching imports this module at load time
+        from torchestimator.data.caching import (  # lazy: subclass (data.caching subclasses TransformsMixin, which builds it)
             CacheDataset,
         )
 
@@ -266,7 +268,7 @@ class TransformsMixin:
 
         `tf.data.AUTOTUNE` picks the depth; 0 disables prefetching.
         """
-        from torchestimator.data.prefetching import (  # lazy: data.prefetching imports this module at load time
+        from torchestimator.data.prefetching import (  # lazy: subclass (data.prefetching subclasses TransformsMixin, which builds it)
             PrefetchDataset,
         )
 

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from torchestimator.data import encoded_strings
+from torchestimator.data._sparse_values import stack_sparse
 
 Index = range | np.ndarray
 
@@ -59,10 +60,6 @@ def col_stack(values: Sequence[Any]) -> Any:
     if isinstance(first, np.ndarray):
         return np.stack(values)
     if type(first).__name__ == "SparseTensor":  # a batched tf.SparseTensor (sparse_batching.py)
-        from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
-            stack_sparse,
-        )
-
         return stack_sparse(list(values))
     out = np.empty(len(values), dtype=object)
     out[:] = values

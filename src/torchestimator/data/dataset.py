@@ -155,7 +155,7 @@ class Dataset(SourcesMixin, TransformsMixin, StatefulMixin, abc.ABC):
 
         Returns the final state (components as tensors).
         """
-        from torchestimator.data.mapping import (  # lazy: data.mapping imports this module at load time
+        from torchestimator.data.mapping import (  # lazy: subclass (data.mapping subclasses Dataset; this method calls its reduce_dataset)
             reduce_dataset,
         )
 

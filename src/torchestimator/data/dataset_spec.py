@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator.data.dataset import Dataset
+from torchestimator.data.iterator import DatasetIterator
+
 
 class DatasetSpec:
     """Type specification for a `tf.data.Dataset` (TF's `tf.data.DatasetSpec`).
@@ -35,9 +38,6 @@ class DatasetSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Dataset`)."""
-        from torchestimator.data.dataset import (  # lazy: data.dataset imports this module at load time
-            Dataset,
-        )
 
         return Dataset
 
@@ -76,9 +76,6 @@ class IteratorSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Iterator`)."""
-        from torchestimator.data.iterator import (  # lazy: data.iterator imports this module at load time
-            DatasetIterator,
-        )
 
         return DatasetIterator
 

@@ -27,9 +27,9 @@ import pyarrow as pa
 from torchestimator._dtypes import TensorSpec, string
 from torchestimator._engine import storage
 from torchestimator._engine.gfile_streams import open_binary  # the data readers import it from here
+from torchestimator.data._interleave import interleave_blocks
 from torchestimator.data.background import default_parallelism
 from torchestimator.data.columns import Block
-from torchestimator.data.combining import interleave_blocks
 from torchestimator.data.constants import AUTOTUNE, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.shuffling import draw_seed

@@ -7,6 +7,7 @@ from typing import Any
 import torch
 
 from torchestimator._dtypes import string
+from torchestimator.data.optional import get_next_as_optional
 from torchestimator.data.streams import iter_elements
 from torchestimator.data.string_tensor import for_user
 from torchestimator.data.structure import flat_specs, make_packer
@@ -58,9 +59,6 @@ class DatasetIterator:
 
     def get_next_as_optional(self) -> Any:
         """The next element as a `tf.experimental.Optional` (empty at the end)."""
-        from torchestimator.data.optional import (  # lazy: data.optional imports this module at load time
-            get_next_as_optional,
-        )
 
         return get_next_as_optional(self)
 

@@ -29,6 +29,7 @@ from torchestimator.data._composite_batching import (
     descends_from,
     has_instance,
 )
+from torchestimator.data._sparse_values import _cat_values, stack_sparse
 from torchestimator.data.columns import col_shape
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.structure import flat_specs
@@ -48,21 +49,10 @@ def batches_sparse(dataset: Dataset) -> bool:
             and any(isinstance(s, SparseTensorSpec) for s in flat_specs(dataset.element_spec)))
 
 
-def sparse_spec(value: SparseTensor) -> SparseTensorSpec:
-    """The `SparseTensorSpec` of a SparseTensor value."""
-    return SparseTensorSpec.from_value(value)
-
-
 def _take_values(values: Any, index: torch.Tensor) -> Any:
     if isinstance(values, np.ndarray):
         return values[index.numpy()]
     return values[index]
-
-
-def _cat_values(parts: list) -> Any:
-    if parts and isinstance(parts[0], np.ndarray):
-        return np.concatenate(parts) if parts else np.empty(0, dtype=object)
-    return torch.cat(parts)
 
 
 def unstack_sparse(sp: SparseTensor) -> list[SparseTensor]:
@@ -83,25 +73,6 @@ def unstack_sparse(sp: SparseTensor) -> list[SparseTensor]:
         rows.append(SparseTensor._from_parts(rest[start:start + c], values[start:start + c], inner))
         start += c
     return rows
-
-
-def stack_sparse(elements: list[SparseTensor], where: str = "batch") -> SparseTensor:
-    """One SparseTensor whose row i is `elements[i]` (all of one rank); its dense shape is
-    [len(elements), *the largest dense shape of the elements]."""
-    ranks = {len(e.dense_shape) for e in elements}
-    if len(ranks) > 1:
-        raise ValueError(f"{where}: cannot batch SparseTensors of different ranks "
-                         f"{sorted(ranks)}; every element of a component needs the same rank")
-    rank = ranks.pop()
-    shape = torch.stack([e.dense_shape for e in elements]).amax(0) if rank else \
-        torch.zeros(0, dtype=torch.int64)
-    idx = [torch.cat([torch.full((len(e.indices), 1), i, dtype=torch.int64), e.indices], 1)
-           for i, e in enumerate(elements)]
-    values = _cat_values([e.values for e in elements])
-    dense_shape = torch.cat([torch.tensor([len(elements)], dtype=torch.int64), shape])
-    return SparseTensor._from_parts(torch.cat(idx) if idx else torch.zeros(0, rank + 1,
-                                                                           dtype=torch.int64),
-                                    values, dense_shape)
 
 
 class SparseSlicesDataset(CompositeSlicesDataset):

@@ -25,6 +25,7 @@ from torchestimator._ops.convert import text_or_bytes
 from torchestimator._ops.tokens import Tokens
 from torchestimator._ragged._spec import RaggedTensorSpec
 from torchestimator.data import encoded_strings
+from torchestimator.data._sparse_values import sparse_spec
 
 _PY_FLOAT = torch.float32
 _PY_INT = torch.int64
@@ -229,14 +230,9 @@ def _to_structure(value: Any, where: str, encode: builtins.bool = False) -> Any:
 
 
 def _composite_spec(value: Any) -> Any:
-    """The TypeSpec of a tf.SparseTensor or tf.RaggedTensor component (None for others);
-    loads sparse_batching.py so that `batch` stacks sparse components."""
+    """The TypeSpec of a tf.SparseTensor or tf.RaggedTensor component (None for others)."""
     name = type(value).__name__
     if name == "SparseTensor" and type(value).__module__ == "torchestimator._sparse_tensor":
-        from torchestimator.data.sparse_batching import (  # lazy: data.sparse_batching imports this module at load time
-            sparse_spec,
-        )
-
         return sparse_spec(value)
     if name == "RaggedTensor" and type(value).__module__.startswith("torchestimator._ragged"):
         return value._type_spec if hasattr(value, "_type_spec") else \

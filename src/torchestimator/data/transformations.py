@@ -20,6 +20,7 @@ import torch
 
 from torchestimator._dtypes import TensorSpec, dtype_name
 from torchestimator._engine.loop import to_device
+from torchestimator._ops.control_ops import _context
 from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.element_list import from_list as make
@@ -308,10 +309,7 @@ def prefetch_to_device(device: str, buffer_size: int | None = None) -> Transform
 
 
 def _on_device(ds: Dataset, device_name: str, buffer_size: int) -> Dataset:
-    # lazy: looked up per call (tests replace `_context._resolve_device`)
-    from torchestimator._ops.control_ops._context import _resolve_device
-
-    device = _resolve_device(device_name)
+    device = _context._resolve_device(device_name)  # looked up per call: tests replace it
     if device.type == "cpu":
         return ds.prefetch(buffer_size)
 

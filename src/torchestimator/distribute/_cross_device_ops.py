@@ -18,7 +18,7 @@ import torch
 import torch.distributed as dist
 
 from torchestimator._refused import refuse, refused_module
-from torchestimator.distribute import _collectives
+from torchestimator.distribute import _collectives, _strategy
 from torchestimator.distribute._distributed_values import (
     DistributedValues,
     Mirrored,
@@ -26,6 +26,7 @@ from torchestimator.distribute._distributed_values import (
     local_values,
 )
 from torchestimator.distribute._reduce_op import ReduceOp
+from torchestimator.distribute._strategy import torch_device
 
 
 def _reduce_op(value: Any) -> ReduceOp:
@@ -42,9 +43,6 @@ def _reduce_op(value: Any) -> ReduceOp:
 def _destination_device(destinations: Any, fallback: torch.device) -> torch.device:
     """The device a value reduced to `destinations` lands on: a device string, a tensor or
     variable (its device), a DistributedValues (its first value's device) or None (the value's)."""
-    from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
-        torch_device,
-    )
 
     if destinations is None:
         return fallback
@@ -146,10 +144,6 @@ class ReductionToOneDevice(CrossDeviceOps):
         self.accumulation_fn = accumulation_fn
 
     def _accumulate(self, values: list[torch.Tensor]) -> torch.Tensor:
-        from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
-            torch_device,
-        )
-
         if self.reduce_to_device is not None:
             device = torch_device(self.reduce_to_device)
             values = [v.to(device) for v in values]
@@ -216,16 +210,11 @@ def experimental_set_strategy(strategy: Any) -> None:
     `tf.distribute.experimental_set_strategy(strategy)`): `tf.distribute.get_strategy()` returns
     it until it is set to another or to None (back to the default). Must not be called
     inside a `strategy.scope()`."""
-    from torchestimator.distribute._strategy import (  # lazy: distribute._strategy imports this module at load time
-        Strategy,
-        _stack,
-    )
-
-    stack = _stack()
+    stack = _strategy._stack()  # looked up per call: tests replace it
     current = _GLOBAL_SCOPE["strategy"]
     if stack and not (current is not None and len(stack) == 1 and stack[0] is current):
         raise RuntimeError("Must not be called inside a `tf.distribute.Strategy` scope.")
-    if strategy is not None and not isinstance(strategy, Strategy):
+    if strategy is not None and not isinstance(strategy, _strategy.Strategy):
         raise TypeError(f"strategy must be a tf.distribute.Strategy or None; got {strategy!r}.")
     if _GLOBAL_SCOPE["scope"] is not None:
         _GLOBAL_SCOPE["scope"].__exit__(None, None, None)

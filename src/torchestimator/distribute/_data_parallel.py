@@ -29,8 +29,10 @@ import torch
 from torchestimator._engine import gradient_sync
 from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator.distribute import _collectives
+from torchestimator.distribute._cluster import ClusterPosition
 from torchestimator.distribute._input_context import InputContext
 from torchestimator.distribute._keras_replicas import ReplicaData
+from torchestimator.distribute._strategies import MultiWorkerMirroredStrategy, _leave_if_ps
 
 _log = logging.getLogger("torchestimator")
 
@@ -61,10 +63,6 @@ def implicit_strategy(config: Any) -> Any:
     if not cluster or "ps" not in cluster.jobs or config.task_type not in ("chief", "master", "worker"):
         return None
     if "strategy" not in _IMPLICIT:
-        from torchestimator.distribute._strategies import (  # lazy: distribute._strategies imports this module at load time
-            MultiWorkerMirroredStrategy,
-        )
-
         _log.warning("TF_CONFIG has ps tasks: asynchronous parameter-server training runs as synchronous data "
                      "parallelism (MultiWorkerMirroredStrategy) on the chief and workers; ps tasks exit.")
         _IMPLICIT["strategy"] = MultiWorkerMirroredStrategy()
@@ -73,12 +71,6 @@ def implicit_strategy(config: Any) -> Any:
 
 def leave_if_ps_task(config: Any) -> None:
     """A `ps` task of a TF_CONFIG cluster logs that it is not needed and exits with status 0."""
-    from torchestimator.distribute._cluster import (  # lazy: distribute._cluster imports this module at load time
-        ClusterPosition,
-    )
-    from torchestimator.distribute._strategies import (  # lazy: distribute._strategies imports this module at load time
-        _leave_if_ps,
-    )
 
     _leave_if_ps(ClusterPosition(task_type=config.task_type, task_id=config.task_id))
 

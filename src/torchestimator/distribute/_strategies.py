@@ -47,6 +47,7 @@ from torchestimator.distribute._self_launch import (
     watch_parent,
 )
 from torchestimator.distribute._strategy import Strategy, torch_device
+from torchestimator.distribute.cluster_resolver import TFConfigClusterResolver
 
 _log = logging.getLogger("torchestimator")
 
@@ -104,9 +105,6 @@ def _default_resolver(position: ClusterPosition) -> Any:
     """MultiWorkerMirroredStrategy's resolver when none is given, as TF's: it reads TF_CONFIG;
     under torchrun it names this process's role (rank 0 `chief`, rank r `worker` r); alone,
     task_type and task_id are None."""
-    from torchestimator.distribute.cluster_resolver import (  # lazy: distribute.cluster_resolver imports this module at load time
-        TFConfigClusterResolver,
-    )
 
     if position.source == "torchrun":
         return TFConfigClusterResolver(task_type=position.task_type, task_id=position.task_id)

@@ -12,6 +12,9 @@ from typing import Any
 import torch
 
 from torchestimator._dtypes import TensorSpec
+from torchestimator.estimator.estimator import Estimator
+from torchestimator.estimator.export._receivers import _as_spec
+from torchestimator.estimator.mode_keys import ModeKeys
 
 _METRIC_FN_ARGS = ("features", "labels", "predictions", "config")
 
@@ -27,12 +30,6 @@ def add_metrics(estimator: Any, metric_fn: Callable[..., dict]) -> Any:
     `labels`, `predictions`, `config` and returns a dict of metrics (Keras metric objects or
     `(value, update_op)` pairs) added to the estimator's `eval_metric_ops` in EVAL; the new
     estimator shares `model_dir`, `config` and warm-start settings."""
-    from torchestimator.estimator.estimator import (  # lazy: estimator.estimator imports this module at load time
-        Estimator,
-    )
-    from torchestimator.estimator.mode_keys import (  # lazy: estimator.mode_keys imports this module at load time
-        ModeKeys,
-    )
 
     args = _fn_args(metric_fn)
     invalid = set(args) - set(_METRIC_FN_ARGS)
@@ -109,10 +106,6 @@ class SupervisedInputReceiver(collections.namedtuple(
 
 
 def _placeholders(values: Any, default_batch_size: int | None, what: str) -> Any:
-    from torchestimator.estimator.export._receivers import (  # lazy: estimator.export._receivers imports this module at load time
-        _as_spec,
-    )
-
     if isinstance(values, Mapping):
         out = {}
         for name, value in values.items():

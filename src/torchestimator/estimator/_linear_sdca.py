@@ -31,6 +31,11 @@ import torch
 from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.errors import InvalidArgumentError
+from torchestimator.estimator._session import LazySummary
+from torchestimator.estimator.canned._trainable import compute_fraction_of_zero, trainable_variables
+from torchestimator.estimator.head.binary_class_head import BinaryClassHead
+from torchestimator.estimator.head.regression_head import RegressionHead
+from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.feature_column._base import CategoricalColumn, DenseColumn
 from torchestimator.feature_column._transform import FeatureTransformationCache
 from torchestimator.keras.feature_column._linear_model import LinearModel
@@ -291,24 +296,6 @@ def sdca_model_fn(features: Any, labels: Any, mode: str, head: Any, feature_colu
                   sparse_combiner: str = "sum") -> Any:
     """The linear model_fn with an SDCA optimizer (TF's `_sdca_model_fn`): the binary head
     trains with logistic loss, the one-dimensional regression head with squared loss."""
-    from torchestimator.estimator._session import (  # lazy: estimator._session imports this module at load time
-        LazySummary,
-    )
-    from torchestimator.estimator.canned._trainable import (  # lazy: estimator.canned._trainable imports this module at load time
-        trainable_variables,
-    )
-    from torchestimator.estimator.canned.linear import (  # lazy: estimator.canned.linear imports this module at load time
-        compute_fraction_of_zero,
-    )
-    from torchestimator.estimator.head.binary_class_head import (  # lazy: estimator.head.binary_class_head imports this module at load time
-        BinaryClassHead,
-    )
-    from torchestimator.estimator.head.regression_head import (  # lazy: estimator.head.regression_head imports this module at load time
-        RegressionHead,
-    )
-    from torchestimator.estimator.mode_keys import (  # lazy: estimator.mode_keys imports this module at load time
-        ModeKeys,
-    )
 
     if sparse_combiner != "sum":
         raise ValueError(f"LinearSDCA needs sparse_combiner='sum'; got {sparse_combiner!r}.")

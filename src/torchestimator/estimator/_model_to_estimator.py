@@ -29,8 +29,8 @@ from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.estimator_spec import EstimatorSpec
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
+from torchestimator.keras._registry import custom_object_scope
 from torchestimator.keras.engine.input_layer import Input
-from torchestimator.keras.saving._registry import custom_object_scope
 
 logger = logging.getLogger("torchestimator")
 

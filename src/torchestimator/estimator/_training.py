@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from torchestimator.distribute._data_parallel import leave_if_ps_task
 from torchestimator.estimator._exporter import Exporter
+from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.hooks.basic_hooks import CheckpointSaverListener
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 
@@ -288,10 +289,6 @@ class _TrainingExecutor:
     """Runs `train_and_evaluate` for this process's role (`RunConfig.task_type`)."""
 
     def __init__(self, estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec):
-        from torchestimator.estimator.estimator import (  # lazy: estimator.estimator imports this module at load time
-            Estimator,
-        )
-
         if not isinstance(estimator, Estimator):
             raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`. Got: {type(estimator)}")
         if not isinstance(train_spec, TrainSpec):

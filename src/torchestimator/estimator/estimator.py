@@ -27,6 +27,7 @@ from torchestimator._engine.dir_lock import directory_lock
 from torchestimator._engine.train_op import TrainOp
 from torchestimator.distribute._data_parallel import leave_if_ps_task
 from torchestimator.estimator import _fsdp, _inputs
+from torchestimator.estimator._hparams_summary import write_hparams
 from torchestimator.estimator._model_runtime import ModelRuntime
 from torchestimator.estimator._model_state import ModelState
 from torchestimator.estimator._placement import HostFeatures, device_fn_scope, device_for_call
@@ -39,11 +40,13 @@ from torchestimator.estimator._runtime import (
 )
 from torchestimator.estimator._session import _to_numpy
 from torchestimator.estimator.estimator_spec import EstimatorSpec
+from torchestimator.estimator.export._estimator_export import export_saved_model
 from torchestimator.estimator.hooks import basic_hooks
 from torchestimator.estimator.hooks._progress import ProgressHook, progress_enabled
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys
 from torchestimator.estimator.run_config import RunConfig
+from torchestimator.estimator.warm_starting import resolve_warm_start
 from torchestimator.io.gfile import _split
 from torchestimator.keras.mixed_precision._autocast import step_autocast
 from torchestimator.train import _global_step
@@ -155,9 +158,6 @@ class Estimator:
         self._params = copy.deepcopy(params or {})
         self._model_fn = model_fn
         self._model_fn_args = args
-        from torchestimator.estimator.warm_starting import (  # lazy: estimator.warm_starting imports this module at load time
-            resolve_warm_start,
-        )
 
         # The model_fn caller, the model's state, device, writers and checkpoint managers: the
         # interface this class, export, the hooks' Session and the in-memory evaluator share.
@@ -269,10 +269,6 @@ class Estimator:
             return self
         position = int((meta.get("extra") or {}).get("input_position") or 0)
         if latest is None and self._params and self._config.is_chief:
-            from torchestimator.estimator._hparams_summary import (  # lazy: estimator._hparams_summary imports this module at load time
-                write_hparams,
-            )
-
             write_hparams(self._runtime.summary_writer(self._model_dir), self._params)  # once per run
         if self._config.tf_random_seed is not None:
             seed_everything(self._config.tf_random_seed)  # TF's graph-level seed, every train()
@@ -553,9 +549,6 @@ class Estimator:
             ValueError when there is no receiver fn or no trained model; `ExportError` (a
             ValueError) naming the line when model_fn cannot be exported.
         """
-        from torchestimator.estimator.export._estimator_export import (  # lazy: estimator.export._estimator_export imports this module at load time
-            export_saved_model,
-        )
 
         return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
                                   as_text, checkpoint_path, experimental_mode)

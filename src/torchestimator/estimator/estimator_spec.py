@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from torchestimator.estimator._lazy_predictions import LazyPredictions
+from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 from torchestimator.estimator.mode_keys import ModeKeys, check_mode
 from torchestimator.saved_model._export_output import PredictOutput
 
@@ -20,9 +21,6 @@ _FIELDS = (
 def _check_hooks(hooks: Any, field: str) -> tuple:
     if not hooks:
         return ()
-    from torchestimator.estimator.hooks.session_run_hook import (  # lazy: estimator.hooks.session_run_hook imports this module at load time
-        SessionRunHook,
-    )
 
     hooks = tuple(hooks)
     for hook in hooks:

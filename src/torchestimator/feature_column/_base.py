@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
+from torchestimator.feature_column import serialization  # names read at call time (a circle)
+
 
 @dataclasses.dataclass(frozen=True)
 class SparseIds:
@@ -173,10 +175,6 @@ class FeatureColumn(abc.ABC):
 
     def get_config(self) -> dict[str, Any]:
         """Returns the column's configuration: JSON-able data that `from_config` rebuilds it from."""
-        from torchestimator.feature_column import (  # lazy: feature_column.serialization imports this module at load time
-            serialization,
-        )
-
         return serialization.default_column_config(self)
 
     @classmethod
@@ -187,10 +185,6 @@ class FeatureColumn(abc.ABC):
         columns_by_name: dict[str, Any] | None = None,
     ) -> FeatureColumn:
         """Creates a column from the output of `get_config()`."""
-        from torchestimator.feature_column import (  # lazy: feature_column.serialization imports this module at load time
-            serialization,
-        )
-
         return serialization.default_column_from_config(
             cls, config, custom_objects, columns_by_name
         )
@@ -250,12 +244,12 @@ class SequenceDenseColumn(FeatureColumn):
 
 
 def is_sequence_categorical(column: Any) -> bool:
-    """True when `column` is (or wraps) a `sequence_categorical_column_with_*`."""
-    from torchestimator.feature_column.sequence import (  # lazy: feature_column.sequence imports this module at load time
-        SequenceCategoricalColumn,
-    )
+    """True when `column` is (or wraps) a `sequence_categorical_column_with_*`.
 
-    return isinstance(column, SequenceCategoricalColumn)
+    `SequenceCategoricalColumn` (feature_column.sequence, which subclasses this module's
+    classes) marks itself with `_is_sequence_categorical = True`.
+    """
+    return getattr(column, "_is_sequence_categorical", False) is True
 
 
 def check_key(key: Any, what: str = "key") -> str:

@@ -27,6 +27,7 @@ from torchestimator.feature_column._base import (
     SparseIds,
     dense_layout,
 )
+from torchestimator.feature_column.categorical import HashedCategoricalColumn
 from torchestimator.io._parse_spec import VarLenFeature
 
 
@@ -80,10 +81,6 @@ class CrossedColumn(CategoricalColumn):
     hash_key: int | None = None
 
     def __post_init__(self) -> None:
-        from torchestimator.feature_column.categorical import (  # lazy: feature_column.categorical imports this module at load time
-            HashedCategoricalColumn,
-        )
-
         size = self.hash_bucket_size
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
             raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {size!r}")

@@ -24,6 +24,7 @@ from torchestimator.feature_column._base import (
 from torchestimator.io._parse_spec import FixedLenFeature
 
 
+@serialization.register_object
 class ZScoreNormalizer:
     """A serializable `normalizer_fn`: returns `(x - mean) / std`.
 

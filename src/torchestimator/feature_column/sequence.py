@@ -41,6 +41,9 @@ from torchestimator.io._parse_spec import VarLenFeature
 class SequenceCategoricalColumn(CategoricalColumn):
     """A categorical column read as a sequence: one id per time step (TF's SequenceCategoricalColumn)."""
 
+    #: Read by `_base.is_sequence_categorical` (a class attribute, not a dataclass field).
+    _is_sequence_categorical = True
+
     categorical_column: CategoricalColumn = dataclasses.field(metadata={"kind": serialization.COLUMN})
 
     def __post_init__(self) -> None:

@@ -8,8 +8,8 @@ the Keras object registry, so only registered or `get_config()`-able ones
 survive (a Python lambda cannot: the error says what to use instead).
 
 The Keras object registry sits above this package, so Keras hands it down:
-`tf.keras.saving` calls `register_object_codec(serialize, deserialize, lookup)`
-when it loads (as `saved_model._layout.register_layer_codec`). Until then — no
+Keras' object registry (`torchestimator.keras._registry`) calls
+`register_object_codec(serialize, deserialize, lookup)` when it loads (as `saved_model._layout.register_layer_codec`). Until then — no
 Keras object can exist then — plain columns serialize as always, a
 `ZScoreNormalizer` is handled here, and a config naming another object is
 rebuilt from `custom_objects` or refused with an error saying to load tf.keras.
@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from torchestimator import _dtypes
+from torchestimator.feature_column import _base  # names read at call time (_base imports this)
 
 _COLUMN_CLASSES: dict[str, type] = {}
 
@@ -46,7 +47,7 @@ _OBJECT_CODEC: ObjectCodec | None = None
 
 def register_object_codec(serialize: Callable[[Any], Any], deserialize: Callable[..., Any],
                           lookup: Callable[..., Any]) -> None:
-    """Installs the Keras object registry's functions (`tf.keras.saving` calls this when it loads).
+    """Installs the Keras object registry's functions (Keras' object registry calls this when it loads).
 
     Args:
         serialize: `serialize_keras_object(obj)` -> JSON-able config.
@@ -57,12 +58,16 @@ def register_object_codec(serialize: Callable[[Any], Any], deserialize: Callable
     _OBJECT_CODEC = ObjectCodec(serialize, deserialize, lookup)
 
 
-def _zscore_normalizer() -> type:
-    from torchestimator.feature_column.numeric import (  # lazy: feature_column.numeric imports this module at load time
-        ZScoreNormalizer,
-    )
+#: The serializable objects of this package that a column may hold (`ZScoreNormalizer`), by
+#: class name; `register_object` fills it when their modules load.
+_PACKAGE_OBJECTS: dict[str, type] = {}
 
-    return ZScoreNormalizer
+
+def register_object(cls: type) -> type:
+    """Class decorator: makes a serializable object of this package (a `normalizer_fn` such as
+    `ZScoreNormalizer`) known to `deserialize_feature_column` without Keras."""
+    _PACKAGE_OBJECTS[cls.__name__] = cls
+    return cls
 
 
 def _serialize_without_keras(value: Any) -> Any:
@@ -89,7 +94,7 @@ def _deserialize_without_keras(value: Any, custom_objects: Mapping[str, Any] | N
             return custom[value]
     elif isinstance(value, Mapping) and isinstance(value.get("class_name"), str):
         class_name = value["class_name"]
-        cls = {"ZScoreNormalizer": _zscore_normalizer()}.get(class_name) or custom.get(
+        cls = _PACKAGE_OBJECTS.get(class_name) or custom.get(
             value.get("registered_name") or class_name) or custom.get(class_name)
         if cls is not None:
             inner = value.get("config", {})
@@ -215,7 +220,7 @@ def default_column_from_config(
             else:
                 kwargs[name] = _OBJECT_CODEC.deserialize(
                     value, dict(custom_objects or {}),
-                    module_objects={"ZScoreNormalizer": _zscore_normalizer()},
+                    module_objects=dict(_PACKAGE_OBJECTS),
                 )
         else:
             kwargs[name] = value
@@ -228,11 +233,7 @@ def serialize_feature_column(fc: Any) -> dict[str, Any]:
     Raises ValueError for something that is not a feature column, or a column
     holding a Python function (see the message for the serializable choice).
     """
-    from torchestimator.feature_column._base import (  # lazy: feature_column._base imports this module at load time
-        FeatureColumn,
-    )
-
-    if not isinstance(fc, FeatureColumn):
+    if not isinstance(fc, _base.FeatureColumn):
         raise ValueError(f"Instance: {fc!r} is not a FeatureColumn")
     return {"class_name": type(fc).__name__, "config": fc.get_config()}
 

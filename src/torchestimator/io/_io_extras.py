@@ -19,6 +19,7 @@ from torchestimator._dtypes import as_dtype, string
 from torchestimator._ops.image_ops import decode_jpeg
 from torchestimator._ops.tensor_protos import _NUMPY_TO_DT, _proto_module, make_ndarray
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator.io._example_proto import Example
 
 _BYTES = bytes  # `decode_compressed`'s argument is named `bytes`, as TF's
 
@@ -41,7 +42,6 @@ def is_jpeg(contents: Any, name: str | None = None) -> torch.Tensor:
 
 def extract_jpeg_shape(contents: Any, output_type: Any = torch.int32, name: str | None = None) -> torch.Tensor:
     """The `[height, width, channels]` of a JPEG image, read from its header."""
-
 
     data = _bytes(contents, "extract_jpeg_shape")
     if data[:3] != b"\xff\xd8\xff":
@@ -145,7 +145,6 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None
     """The inverse of `serialize_many_sparse`: [rows, 3] strings to one `SparseTensor` whose
     first dimension is the row and whose other dimensions are the largest of the rows'."""
 
-
     array = np.asarray(serialized_sparse, dtype=object)
     if array.ndim != 2 or array.shape[1] != 3:
         raise ValueError(f"deserialize_many_sparse: serialized_sparse must be [rows, 3] strings; received shape "
@@ -169,10 +168,6 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: int | None
 def decode_json_example(json_examples: Any, name: str | None = None) -> np.ndarray:
     """Each JSON-encoded `tf.train.Example` (protobuf's JSON mapping) as the serialized
     binary `Example` (strings of the same shape)."""
-
-    from torchestimator.io._example_proto import (  # lazy: io._example_proto imports this module at load time
-        Example,
-    )
 
     array = np.asarray(json_examples, dtype=object)
     out = []

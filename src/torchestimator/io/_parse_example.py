@@ -24,7 +24,9 @@ import torch
 
 from torchestimator._dtypes import TensorSpec
 from torchestimator._sparse_tensor import SparseTensor
+from torchestimator.io import _parse_composite
 from torchestimator.io._columns import assemble
+from torchestimator.io._placeholders import parse_example_placeholders
 from torchestimator.io._proto_parse import parse_with_protobuf
 from torchestimator.io._specs import check_specs
 from torchestimator.io._wire_batch import parse_same_shaped
@@ -104,9 +106,6 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     kind than its dtype, or has the wrong number of values, and when bytes
     are not an Example.
     """
-    from torchestimator.io import (  # lazy: io._parse_composite imports this module at load time
-        _parse_composite,
-    )
 
     if _parse_composite.has_composite(features):  # RaggedFeature / SparseFeature
         return _parse_composite.parse_composite(parse_example, serialized, features, name,
@@ -114,10 +113,6 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     specs = check_specs(features)
 
     if isinstance(serialized, TensorSpec):  # a serving input receiver's placeholder
-        from torchestimator.io._placeholders import (  # lazy: io._placeholders imports this module at load time
-            parse_example_placeholders,
-        )
-
         return parse_example_placeholders(serialized, features)
     batch = _as_batch(serialized)
     names = _names(example_names, len(batch))

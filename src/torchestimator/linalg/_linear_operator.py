@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from torchestimator.linalg._linear_operator_util import _expand_batch_index, _slice_value
+
 __all__ = ["LinearOperator"]
 
 
@@ -287,7 +289,7 @@ class LinearOperator(_ModuleLikeMixin):
             is_non_singular = _combined_non_singular_hint(left_operator, right_operator)
         elif is_square is False:
             is_non_singular = is_self_adjoint = is_positive_definite = False
-        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: subclass (linalg._linear_operator_composite subclasses LinearOperator, which builds it)
             LinearOperatorComposition,
         )
 
@@ -406,7 +408,7 @@ class LinearOperator(_ModuleLikeMixin):
             is_non_singular = _combined_non_singular_hint(left_operator, right_operator)
         elif is_square is False:
             is_non_singular = is_self_adjoint = is_positive_definite = False
-        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: subclass (linalg._linear_operator_composite subclasses LinearOperator, which builds it)
             LinearOperatorComposition,
             LinearOperatorInversion,
         )
@@ -443,7 +445,7 @@ class LinearOperator(_ModuleLikeMixin):
     H = property(adjoint, None)
 
     def _linop_adjoint(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: subclass (linalg._linear_operator_composite subclasses LinearOperator, which builds it)
             LinearOperatorAdjoint,
         )
 
@@ -468,7 +470,7 @@ class LinearOperator(_ModuleLikeMixin):
         return self._linop_inverse()
 
     def _linop_inverse(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_composite import (  # lazy: linalg._linear_operator_composite imports this module at load time
+        from torchestimator.linalg._linear_operator_composite import (  # lazy: subclass (linalg._linear_operator_composite subclasses LinearOperator, which builds it)
             LinearOperatorInversion,
         )
 
@@ -495,7 +497,7 @@ class LinearOperator(_ModuleLikeMixin):
         return self._linop_cholesky()
 
     def _linop_cholesky(self) -> LinearOperator:
-        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
+        from torchestimator.linalg._linear_operator_basic import (  # lazy: subclass (linalg._linear_operator_basic subclasses LinearOperator, which builds it)
             LinearOperatorLowerTriangular,
         )
 
@@ -573,10 +575,6 @@ class LinearOperator(_ModuleLikeMixin):
 
     def __getitem__(self, slices: Any) -> LinearOperator:
         """Slices the batch dimensions of this operator, e.g. `op[1:, 0]` (matrix dimensions are kept)."""
-        from torchestimator.linalg._linear_operator_util import (  # lazy: linalg._linear_operator_util imports this module at load time
-            _expand_batch_index,
-            _slice_value,
-        )
 
         batch = self.batch_shape.as_list()
         idx = _expand_batch_index(slices, len(batch))

@@ -14,7 +14,12 @@ from torchestimator.linalg._linear_operator import (
     _tensor_shape,
     _to_tensor,
 )
+from torchestimator.linalg._linear_operator_basic import (
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+)
 from torchestimator.linalg._linear_operator_composite import _batch_of, _check_operator_list
+from torchestimator.linalg._linear_operator_identity import LinearOperatorIdentity
 from torchestimator.linalg._linear_operator_util import _BlockwiseArgsMixin
 
 __all__ = ["LinearOperatorBlockDiag", "LinearOperatorBlockLowerTriangular", "LinearOperatorLowRankUpdate"]
@@ -269,9 +274,6 @@ class LinearOperatorBlockLowerTriangular(_BlockwiseArgsMixin, LinearOperator):
 
     def _linop_inverse(self):
         """Blockwise inverse: diagonal blocks invert, off-diagonal blocks become dense `FullMatrix` operators."""
-        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
-            LinearOperatorFullMatrix,
-        )
 
         k = len(self.operators)
         inv: list[list] = [[None] * (i + 1) for i in range(k)]
@@ -411,12 +413,6 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             base_operator=base_operator, u=u, diag_update=diag_update, v=v,
             is_diag_update_positive=is_diag_update_positive, is_non_singular=is_non_singular,
             is_self_adjoint=is_self_adjoint, is_positive_definite=is_positive_definite, is_square=is_square, name=name,
-        )
-        from torchestimator.linalg._linear_operator_basic import (  # lazy: linalg._linear_operator_basic imports this module at load time
-            LinearOperatorDiag,
-        )
-        from torchestimator.linalg._linear_operator_identity import (  # lazy: linalg._linear_operator_identity imports this module at load time
-            LinearOperatorIdentity,
         )
 
         dtype = base_operator.dtype

@@ -7,6 +7,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator.linalg._linalg_functions import (
+    _compact_from,
+    _compact_to_dense,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 from torchestimator.linalg._linear_operator import (
     LinearOperator,
     _adj,
@@ -493,19 +499,11 @@ class LinearOperatorTridiag(LinearOperator):
         return torch.stack([torch.roll(sub, -1, -1), main, torch.roll(sup, 1, -1)], dim=-2)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        from torchestimator.linalg._linalg_functions import (  # lazy: linalg._linalg_functions imports this module at load time
-            tridiagonal_matmul,
-        )
-
         d = self._construct_adjoint_diagonals(self._diagonals) if adjoint else self._diagonals
         x = _adj(x) if adjoint_arg else x
         return tridiagonal_matmul(d, x, diagonals_format=self._diagonals_format)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
-        from torchestimator.linalg._linalg_functions import (  # lazy: linalg._linalg_functions imports this module at load time
-            tridiagonal_solve,
-        )
-
         d = self._construct_adjoint_diagonals(self._diagonals) if adjoint else self._diagonals
         return tridiagonal_solve(
             d, rhs, diagonals_format=self._diagonals_format, transpose_rhs=adjoint_arg, conjugate_rhs=adjoint_arg
@@ -520,11 +518,6 @@ class LinearOperatorTridiag(LinearOperator):
         return d[..., 1, :]
 
     def _to_dense(self):
-        from torchestimator.linalg._linalg_functions import (  # lazy: linalg._linalg_functions imports this module at load time
-            _compact_from,
-            _compact_to_dense,
-        )
-
         if self._diagonals_format == "matrix":
             return self._diagonals
         return _compact_to_dense(_compact_from(self._diagonals, self._diagonals_format))

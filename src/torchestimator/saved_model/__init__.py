@@ -8,6 +8,7 @@ signature's inputs.
 import os as _os
 
 from torchestimator._engine import storage as _storage
+from torchestimator.saved_model import _layout
 from torchestimator.saved_model._builder import ExportError
 from torchestimator.saved_model._keras_export import save
 from torchestimator.saved_model._loaded import LoadedSavedModel, Signature, load
@@ -44,8 +45,4 @@ VARIABLES_FILENAME = "variables"
 
 def contains_saved_model(export_dir: str) -> bool:
     """True when `export_dir` (a path or a URL) holds an export that `load` opens."""
-    from torchestimator.saved_model import (  # lazy: saved_model._layout imports this module at load time
-        _layout,
-    )
-
     return _storage.isfile(_storage.join(_os.fsdecode(export_dir), _layout.DOCUMENT))

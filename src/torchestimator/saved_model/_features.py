@@ -18,7 +18,13 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator.saved_model._receiver_spec import numpy_dtype
+
+
+def numpy_dtype(dtype: Any) -> Any:
+    """The numpy dtype of a torchestimator dtype (object for strings)."""
+    if dtype is _dtypes.string:
+        return object
+    return torch.empty((), dtype=dtype).numpy().dtype
 
 
 def _values_of(value: Any) -> list:

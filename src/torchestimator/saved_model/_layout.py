@@ -10,8 +10,9 @@
 error naming the file rather than a model that answers wrongly.
 
 The preprocessing layers are Keras layers stored as Keras configs. `saved_model` sits below
-`keras` and does not import it: `torchestimator.keras.saving` registers the functions that
-turn a layer into its config and back (`register_layer_codec`) when it loads. Writing an
+`keras` and does not import it: Keras' object registry (`torchestimator.keras._registry`, which
+every Keras layer's module loads) registers the functions that turn a layer into its config
+and back (`register_layer_codec`) when it loads. Writing an
 export that has preprocessing layers holds Keras layers, so Keras is loaded; reading one
 imports the layer modules of `_PREPROCESSING_MODULES` (feature-column layers, which import
 Keras), so the codec is registered before it is used.
@@ -78,7 +79,7 @@ _LAYER_CODEC: LayerCodec | None = None
 def register_layer_codec(serialize: Callable[[Any], Any], deserialize: Callable[[Any], Any],
                          lookup: Callable[[str], Any]) -> None:
     """Registers how preprocessing layers are stored in and rebuilt from `saved_model.json`
-    (`torchestimator.keras.saving` registers Keras' `serialize_keras_object`,
+    (Keras' object registry, `torchestimator.keras._registry`, registers `serialize_keras_object`,
     `deserialize_keras_object` and `get_registered_object` when it loads). A later
     registration replaces an earlier one. Returns None."""
     global _LAYER_CODEC
@@ -89,8 +90,9 @@ def _layer_codec(source: str) -> LayerCodec:
     if _LAYER_CODEC is None:
         raise RuntimeError(
             f"{source}: no codec for preprocessing layers is registered (Keras registers it when "
-            "torchestimator.keras.saving is imported). Import torchestimator.keras before "
-            "writing or reading an export that holds preprocessing layers."
+            "its object registry loads, with any Keras layer or tf.keras.saving). Import "
+            "torchestimator.keras.saving before writing or reading an export that holds "
+            "preprocessing layers."
         )
     return _LAYER_CODEC
 

@@ -24,6 +24,7 @@ from torch.utils import _pytree as pytree
 from torchestimator._dtypes import TensorSpec
 from torchestimator._engine import storage
 from torchestimator.saved_model import _layout, _program
+from torchestimator.saved_model._features import features_from_values
 from torchestimator.saved_model._receiver_spec import PARSING, ReceiverSpec, spec_from_json
 
 
@@ -190,9 +191,6 @@ class Signature:
                 f"call_on_features needs an export with a parsing receiver; this one takes raw "
                 f"inputs {sorted(receiver.inputs)}: call the signature with them."
             )
-        from torchestimator.saved_model._features import (  # lazy: saved_model._features imports this module at load time
-            features_from_values,
-        )
 
         parsed = features_from_values(features, receiver.feature_spec or {}, self.name)
         return self._finish(self._runtime.run(parsed))
@@ -303,7 +301,6 @@ def load(export_dir: str | bytes | os.PathLike, tags: Any = None, options: Any =
 def _load_from_store(url: str) -> LoadedSavedModel:
     """An export on an object store, downloaded into a local temporary folder (removed when the
     loaded model is garbage-collected); `export_dir` stays the URL."""
-
 
     if not storage.isfile(storage.join(url, _layout.DOCUMENT)):
         raise FileNotFoundError(

@@ -15,6 +15,9 @@ from typing import Any
 
 import torch
 
+from torchestimator.saved_model import _layout
+from torchestimator.saved_model._program_check import check_program
+
 #: Name prefixes that keep the program's state dict and its constants apart in one file.
 _STATE = "state:"
 _PARAMETER = "parameter:"
@@ -57,9 +60,6 @@ def program_from_bytes(graph: bytes, tensors: dict[str, torch.Tensor], source: s
         serialize as _serde,
     )
 
-    from torchestimator.saved_model._program_check import (  # lazy: saved_model._program_check imports this module at load time
-        check_program,
-    )
 
     document = _parse_graph(graph, source)
     check_program(document, source)
@@ -108,9 +108,6 @@ def _deserialize(serde: Any, document: dict, state: dict[str, Any], constants: d
 def program_of_export(directory: str, graph: bytes, tensors: dict[str, torch.Tensor]) -> torch.export.ExportedProgram:
     """The program of an export read by `_layout.read_files`: its graph with the tensors stored
     under the program's prefix in `variables.safetensors`."""
-    from torchestimator.saved_model import (  # lazy: saved_model._layout imports this module at load time
-        _layout,
-    )
 
     prefix = _layout.PROGRAM_PREFIX
     program_tensors = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}

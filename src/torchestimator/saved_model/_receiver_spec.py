@@ -24,6 +24,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
+from torchestimator.saved_model._features import example_for_row, numpy_dtype
 
 PARSING = "parsing"
 RAW = "raw"
@@ -84,13 +85,6 @@ def parse_spec_from_json(data: Mapping[str, Any]) -> Any:
         cls = parse_spec.FixedLenSequenceFeature
         return cls(shape, dtype, bool(data.get("allow_missing", False)), default)
     raise ValueError(f"Unknown parse spec kind {kind!r} in the export's receiver.")
-
-
-def numpy_dtype(dtype: Any) -> Any:
-    """The numpy dtype of a torchestimator dtype (object for strings)."""
-    if dtype is _dtypes.string:
-        return object
-    return torch.empty((), dtype=dtype).numpy().dtype
 
 
 @dataclasses.dataclass
@@ -175,10 +169,6 @@ def sample_examples(feature_spec: Mapping[str, Any], batch_size: int) -> np.ndar
     """`batch_size` serialized `tf.train.Example`s with every feature of `feature_spec` present
     (its default value, or zeros / b'a' of the spec's shape; one value for a variable-length
     feature, two steps for a sequence feature)."""
-    from torchestimator.saved_model._features import (  # lazy: saved_model._features imports this module at load time
-        example_for_row,
-    )
-
     row: dict[str, Any] = {}
     for key, spec in feature_spec.items():
         kind = type(spec).__name__

@@ -36,6 +36,11 @@ from typing import Any
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, text_format, wrappers_pb2
 from google.protobuf.message_factory import MessageFactory
 
+try:
+    from google.protobuf.message_factory import GetMessageClass as _get_message_class
+except ImportError:  # protobuf < 4.21: MessageFactory.GetPrototype instead
+    _get_message_class = None
+
 _FDP = descriptor_pb2.FieldDescriptorProto
 _PACKAGE = "tensorflow.serving"
 PLATFORMS = ("tensorflow",)  # model_platform values served (an export of this package)
@@ -148,12 +153,8 @@ def _message_classes() -> dict[str, type]:
         pool.Add(descriptor_pb2.FileDescriptorProto.FromString(module.DESCRIPTOR.serialized_pb))
     for make in (_storage_path_file, _logging_file, _model_server_config_file, _batching_file):
         pool.Add(make())
-    try:
-        # lazy: protobuf < 4.21 has no GetMessageClass (the except below falls back)
-        from google.protobuf.message_factory import GetMessageClass
-    except ImportError:  # protobuf < 4.22
-        GetMessageClass = MessageFactory(pool).GetPrototype  # noqa: N806
-    return {name: GetMessageClass(pool.FindMessageTypeByName(f"{_PACKAGE}.{name}"))
+    get_message_class = _get_message_class or MessageFactory(pool).GetPrototype
+    return {name: get_message_class(pool.FindMessageTypeByName(f"{_PACKAGE}.{name}"))
             for name in ("ModelServerConfig", "BatchingParameters")}
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator.serving._errors import RequestError, not_found, shorten
+from torchestimator.serving._examples import examples_from_json
 from torchestimator.serving._fast_call import fast_call
 from torchestimator.serving._features import check_columns, feature_columns
 from torchestimator.serving._json_out import columnar_json, row_json, too_large
@@ -516,9 +517,6 @@ def _message(error: BaseException) -> str:
 def _serialized_examples(signature: Any, examples: list, context: Any) -> dict[str, np.ndarray]:
     """The signature's one string input as serialized tf.train.Examples built from JSON (for an
     export whose feature spec is not known to the server)."""
-    from torchestimator.serving._examples import (  # lazy: serving._examples imports this module at load time
-        examples_from_json,
-    )
 
     names = list(signature.inputs)
     if len(names) != 1 or spec_dtype_name(signature.inputs[names[0]]) != "string":

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from torchestimator import saved_model
 from torchestimator.serving._errors import RequestError
 
 _LOG = logging.getLogger("torchestimator.serving")
@@ -24,8 +25,6 @@ _MAX_VERSION = 2**63 - 1
 
 def load_export(path: str) -> Any:
     """Loads one export directory with `tf.saved_model.load` (the one place the server loads)."""
-    from torchestimator import saved_model  # lazy: heavy, only to load
-
     return saved_model.load(path)
 
 

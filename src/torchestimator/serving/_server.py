@@ -13,7 +13,10 @@ from typing import Any
 
 import torch
 
+from torchestimator.serving import _monitoring, _protocol
 from torchestimator.serving._app import RestApp
+from torchestimator.serving._batching import Batcher
+from torchestimator.serving._grpc import start_from_settings
 from torchestimator.serving._limits import (
     DEFAULT_BODY_TIMEOUT_SECONDS,
     DEFAULT_HEADER_TIMEOUT_SECONDS,
@@ -29,6 +32,7 @@ from torchestimator.serving._limits import (
     default_max_connections,
     hard_connection_cap,
 )
+from torchestimator.serving._model_config import parse_batching_parameters, parse_model_config
 from torchestimator.serving._rest import RestApi
 from torchestimator.serving._versions import (
     ModelConfigWatcher,
@@ -158,18 +162,11 @@ def create_app(model_name: str = "default", model_base_path: str | os.PathLike |
                   batcher=batcher)
     # -- gRPC (--port, serving/_grpc.py) and Prometheus metrics (--monitoring_config_file,
     # serving/_monitoring.py) over the same models; gRPC drains when the app shuts down.
-    from torchestimator.serving import (  # lazy: serving._monitoring imports this module at load time
-        _monitoring,
-    )
 
     models = registry
     metrics = _monitoring.Metrics(models) if prometheus_path else None
     grpc_server = None
     if grpc and grpc.get("port"):
-        from torchestimator.serving._grpc import (  # lazy: serving._grpc imports this module at load time
-            start_from_settings,
-        )
-
         grpc_server = start_from_settings(
             grpc, models,
             max_threads=grpc.get("max_threads") or num_threads or default_num_threads(),
@@ -197,13 +194,6 @@ def _models_and_batcher(model_name: str, model_base_path: str | os.PathLike | No
     """The served models (loaded), what stops watching them, and the batcher (or None)."""
     batcher = None
     if enable_batching:
-        from torchestimator.serving._batching import (  # lazy: serving._batching imports this module at load time
-            Batcher,
-        )
-        from torchestimator.serving._model_config import (  # lazy: serving._model_config imports this module at load time
-            parse_batching_parameters,
-        )
-
         batcher = Batcher(parse_batching_parameters(batching_parameters_file))
     registry = ModelRegistry()
     if model_config_file:
@@ -293,9 +283,6 @@ def serve(model_name: str, model_base_path: str | os.PathLike | None, *,
     """
     import uvicorn  # lazy: optional extra (uvicorn)
 
-    from torchestimator.serving import (  # lazy: serving._protocol imports this module at load time
-        _protocol,
-    )
 
     check_positive("max_header_bytes", max_header_bytes, "--max_header_bytes")
     check_positive("keep_alive_seconds", keep_alive_seconds, "--keep_alive_timeout_seconds")
@@ -368,10 +355,6 @@ def _check_before_forking(model_name: str, model_base_path: str | os.PathLike | 
                           model_config_file: str | os.PathLike | None, enable_batching: bool,
                           batching_parameters_file: str | os.PathLike | None) -> None:
     """The errors every worker process would meet, raised once in the parent."""
-    from torchestimator.serving._model_config import (  # lazy: serving._model_config imports this module at load time
-        parse_batching_parameters,
-        parse_model_config,
-    )
 
     if enable_batching:
         parse_batching_parameters(batching_parameters_file)

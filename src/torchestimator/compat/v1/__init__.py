@@ -12,6 +12,9 @@ import importlib
 import importlib.util
 from typing import Any
 
+import torchestimator as _torchestimator
+from torchestimator.compat.v1 import _refusals, _renames
+
 _NAMESPACES = {
     "train": "torchestimator.compat.v1.train",
     "losses": "torchestimator.compat.v1.losses",
@@ -76,13 +79,10 @@ def _resolve(name: str) -> Any:
         raise AttributeError(name)
     if importlib.util.find_spec(f"{__name__}.{name}") is not None:  # a sub-module (optimizers, ...)
         return importlib.import_module(f"{__name__}.{name}")
-    from torchestimator.compat.v1 import (  # lazy: compat.v1._legacy_ops imports this module at load time
-        _legacy_ops,
-        _protos,
-        _refusals,
-        _renames,
+    from torchestimator.compat.v1 import (
+        _legacy_ops,  # lazy: heavy (torchestimator.compat.v1._legacy_ops, 81 ms)
     )
-    from torchestimator.compat.v1._sparse_ops import (  # lazy: compat.v1._sparse_ops imports this module at load time
+    from torchestimator.compat.v1._sparse_ops import (  # lazy: heavy (torchestimator.compat.v1._sparse_ops, 86 ms)
         SPARSE_NAMES,
     )
 
@@ -91,21 +91,22 @@ def _resolve(name: str) -> Any:
     value = getattr(_legacy_ops, name, None)
     if value is not None and callable(value) and getattr(value, "__module__", "") == _legacy_ops.__name__:
         return value
-    # lazy: a module-level import would add a public name to tf.compat.v1's namespace
-    import torchestimator
-
     if name in _legacy_ops.RENAMED:
         space, target = _legacy_ops.RENAMED[name]
-        return getattr(getattr(torchestimator, space) if space else torchestimator, target)
+        return getattr(getattr(_torchestimator, space) if space else _torchestimator, target)
     if name in _renames.IN_NAMESPACE:
-        return getattr(getattr(torchestimator, _renames.IN_NAMESPACE[name]), name)
+        return getattr(getattr(_torchestimator, _renames.IN_NAMESPACE[name]), name)
+    from torchestimator.compat.v1 import (
+        _protos,  # lazy: heavy (torchestimator.compat.v1._protos, 176 ms)
+    )
+
     if name in _protos.PROTOS:
         return _protos.proto(name)
     if name in _refusals.REFUSED:
         return _refusals.refused(name)
-    if name in _TF2_TOP_LEVEL_EXCLUDED or not hasattr(torchestimator, name):
+    if name in _TF2_TOP_LEVEL_EXCLUDED or not hasattr(_torchestimator, name):
         raise AttributeError(name)
-    return getattr(torchestimator, name)
+    return getattr(_torchestimator, name)
 
 
 #: TF2 top-level names that are not TF1's (tf.compat.v1 has its own, or none).

@@ -1,4 +1,5 @@
-"""The trainable variables of a canned model's layers, as one list kept across steps."""
+"""The trainable variables of a canned model's layers, as one list kept across steps, and the
+fraction of them that is zero (the linear models' sparsity summary)."""
 
 from __future__ import annotations
 
@@ -26,3 +27,12 @@ def trainable_variables(layers: list) -> list[torch.Tensor]:
                 out.append(p)
     layers[0].__dict__["_trainable_weights_of_net"] = (key, out)
     return out
+
+
+def compute_fraction_of_zero(variables: list[torch.Tensor]) -> torch.Tensor:
+    """The fraction of zero entries over all `variables` (the linear model's sparsity)."""
+    total = sum(v.numel() for v in variables)
+    if total == 0:
+        return torch.tensor(float("nan"))
+    zeros = sum((v.detach() == 0).sum() for v in variables)
+    return zeros.float() / total

@@ -15,6 +15,8 @@ import numpy as np
 import torch
 
 from torchestimator._engine import export_capture
+from torchestimator.estimator.canned._tree_ensemble import import_lightgbm
+from torchestimator.estimator.canned._tree_features import check_columns, feature_matrix
 from torchestimator.feature_column import _layer_utils
 from torchestimator.keras.engine.base_layer import Layer
 
@@ -34,10 +36,6 @@ class BoostedTreesLogits(Layer):
     def __init__(self, feature_columns: Any, model_string: str, logits_dimension: int,
                  name: str = "boosted_trees", **kwargs: Any):
         super().__init__(name=name, trainable=False, **kwargs)
-        from torchestimator.estimator.canned.boosted_trees import (  # lazy: estimator.canned.boosted_trees imports this module at load time
-            check_columns,
-        )
-
         columns = _layer_utils.maybe_deserialize(feature_columns)
         self._feature_columns = check_columns(columns, "BoostedTreesLogits")
         self.model_string = str(model_string)
@@ -51,18 +49,10 @@ class BoostedTreesLogits(Layer):
 
     def call(self, features: Mapping[str, Any]) -> torch.Tensor:
         """Returns the ensemble's raw scores for `features` as a float32 tensor."""
-        from torchestimator.estimator.canned.boosted_trees import (  # lazy: estimator.canned.boosted_trees imports this module at load time
-            feature_matrix,
-        )
-
         x, _ = feature_matrix(features, self._feature_columns)
         if not self.model_string or len(x) == 0:
             return torch.zeros(len(x), self.logits_dimension)
         if self._booster is None:
-            from torchestimator.estimator.canned._tree_ensemble import (  # lazy: estimator.canned._tree_ensemble imports this module at load time
-                import_lightgbm,
-            )
-
             self._booster = import_lightgbm().Booster(model_str=self.model_string)
         scores = self._booster.predict(x, raw_score=True)
         return torch.from_numpy(np.asarray(scores, dtype=np.float32).reshape(len(x), self.logits_dimension))

@@ -14,8 +14,10 @@ from typing import Any
 
 import torch
 
+from torchestimator.estimator import _linear_sdca  # names read at call time (a circle)
+from torchestimator.estimator._session import LazySummary
 from torchestimator.estimator.canned import _validation, optimizers
-from torchestimator.estimator.canned._trainable import trainable_variables
+from torchestimator.estimator.canned._trainable import compute_fraction_of_zero, trainable_variables
 from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.head import RegressionHead, binary_or_multi_class_head
 from torchestimator.estimator.head.base_head import Head
@@ -36,22 +38,10 @@ def default_optimizer(feature_columns: tuple,
     return defaults.ftrl(learning_rate=min(_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns))))
 
 
-def compute_fraction_of_zero(variables: list[torch.Tensor]) -> torch.Tensor:
-    """The fraction of zero entries over all `variables` (the linear model's sparsity)."""
-    total = sum(v.numel() for v in variables)
-    if total == 0:
-        return torch.tensor(float("nan"))
-    zeros = sum((v.detach() == 0).sum() for v in variables)
-    return zeros.float() / total
-
-
 def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_combiner: str = "sum",
                   name: str = "linear/linear_model") -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Builds (once per Estimator) and runs the `LinearModel`; returns `(logits, its variables)`
     and records the `bias` and `fraction_of_zero_weights` summaries."""
-    from torchestimator.estimator._session import (  # lazy: estimator._session imports this module at load time
-        LazySummary,
-    )
 
     model = LinearModel(feature_columns=feature_columns, units=units, sparse_combiner=sparse_combiner,
                         name=name)
@@ -127,17 +117,12 @@ class LinearEstimator(Estimator):
         feature_columns = _validation.linear_columns(feature_columns, "feature_columns", owner)
         sparse_combiner = check_sparse_combiner(sparse_combiner, "sparse_combiner", owner)
         defaults = self._optimizers
-        from torchestimator.estimator._linear_sdca import (  # lazy: estimator._linear_sdca imports this module at load time
-            LinearSDCA,
-            sdca_model_fn,
-        )
-
-        if not isinstance(optimizer, LinearSDCA):
+        if not isinstance(optimizer, _linear_sdca.LinearSDCA):
             optimizers.check_optimizer_argument(optimizer, "optimizer", owner, defaults)
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            if isinstance(optimizer, LinearSDCA):  # tf.estimator.experimental.LinearSDCA
-                return sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner)
+            if isinstance(optimizer, _linear_sdca.LinearSDCA):  # tf.estimator.experimental.LinearSDCA
+                return _linear_sdca.sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner)
             return linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,
                                       sparse_combiner, defaults)
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator.distribute._collectives import all_agree
+from torchestimator.estimator.estimator import Estimator
 from torchestimator.estimator.hooks.basic_hooks import SecondOrStepTimer
 from torchestimator.estimator.hooks.session_run_hook import SessionRunHook
 
@@ -44,10 +45,6 @@ class InMemoryEvaluatorHook(SessionRunHook):
 
     def __init__(self, estimator: Any, input_fn: Callable, steps: int | None = None,
                  hooks: list | None = None, name: str | None = None, every_n_iter: int = 100):
-        from torchestimator.estimator.estimator import (  # lazy: estimator.estimator imports this module at load time
-            Estimator,
-        )
-
         if not isinstance(estimator, Estimator):
             raise TypeError(f"`estimator` must be a tf.estimator.Estimator; received {estimator!r}.")
         if not callable(input_fn):

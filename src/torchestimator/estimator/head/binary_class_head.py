@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from torchestimator.estimator.head import _labels, base_head
+from torchestimator.estimator.head._metrics import AccuracyBaseline
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.keys import (
     CLASSIFY_SERVING_KEY,
@@ -182,9 +183,6 @@ class BinaryClassHead(base_head.Head):
     # --------------------------------------------------------------------- metrics
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Creates the eval metrics (Keras metrics keyed by their metric keys)."""
-        from torchestimator.estimator.head._metrics import (  # lazy: estimator.head._metrics imports this module at load time
-            AccuracyBaseline,
-        )
 
         key = self._summary_key
         keys = MetricKeys

@@ -1,0 +1,36 @@
+"""Issue 27: the feature_column modules that meet in a load-time circle import in any order,
+and the package objects a column may hold register themselves with `serialization`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import torchestimator as tf
+from torchestimator.feature_column import numeric, serialization
+from torchestimator.feature_column._base import is_sequence_categorical
+
+
+def test_each_module_of_the_base_serialization_circle_imports_first():
+    # _base reads serialization's functions at call time and serialization reads _base's
+    # classes at call time (module-object imports), so either may load first.
+    for module in ("torchestimator.feature_column._base",
+                   "torchestimator.feature_column.serialization",
+                   "torchestimator.feature_column.sequence",
+                   "torchestimator.feature_column.numeric"):
+        done = subprocess.run([sys.executable, "-c", f"import {module}"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"import {module} first failed:\n{done.stderr}"
+
+
+def test_zscore_normalizer_registered_itself_with_serialization():
+    assert serialization._PACKAGE_OBJECTS["ZScoreNormalizer"] is numeric.ZScoreNormalizer
+
+
+def test_is_sequence_categorical_tells_sequence_columns_from_plain_ones():
+    seq = tf.feature_column.sequence_categorical_column_with_identity("a", 3)
+    plain = tf.feature_column.categorical_column_with_identity("a", 3)
+    assert is_sequence_categorical(seq)
+    assert not is_sequence_categorical(plain)
+    assert not is_sequence_categorical(seq.categorical_column)
+    assert not is_sequence_categorical("a")
