@@ -56,8 +56,6 @@ def scaled_torch_step(scaler: Any, step: _WrappedStep, loss: torch.Tensor, optim
 def loss_scaled_for_float16(model: Any, optimizer: Any) -> Any:
     """`optimizer`, wrapped in a `LossScaleOptimizer` when `model`'s dtype policy is
     'mixed_float16' (as Keras' compile does); a torch optimizer or a wrapped one as it is."""
-    # lazy: keras.mixed_precision and keras.optimizers import keras.engine, which imports this
-
     if (getattr(model, "_dtype_policy_name", None) == "mixed_float16"
             and isinstance(optimizer, Optimizer)):
         return LossScaleOptimizer(optimizer)
