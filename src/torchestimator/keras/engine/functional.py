@@ -46,6 +46,8 @@ class Functional(Model):
     (one layer, several calls) and models used as layers work.
     """
 
+    _is_graph_network = True
+
     def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True,
                  **kwargs: Any):
         if name is None and type(self) is Functional:

@@ -73,6 +73,11 @@ class Model(Trainer, Layer):
     subclass that defines `call` is a subclassed model.
     """
 
+    #: Keras' flags: a model built from symbolic inputs and outputs (`Functional` and its
+    #: subclasses, `Sequential` among them) is a graph network; a subclassed one is not.
+    _is_graph_network = False
+    _is_sequential = False
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Model:
         functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
         if functional_args:

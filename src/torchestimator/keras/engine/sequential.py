@@ -28,6 +28,8 @@ class Sequential(Functional):
     `add(layer)` appends a layer, `pop()` removes the last one.
     """
 
+    _is_sequential = True
+
     #: True when the model was first called on a dict of features (`DenseFeatures` first):
     #: the layers then run one after another instead of through a graph.
     _feature_dict_stack = False

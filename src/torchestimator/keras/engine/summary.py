@@ -61,15 +61,9 @@ def print_summary(
     show_trainable: bool = False,
 ) -> None:
     """Prints the summary of `model` with `print_fn` (default `print`)."""
-    from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional.Functional subclasses Model, whose module keras.engine.model loads this one first)
-        Functional,
-    )
-    from torchestimator.keras.engine.sequential import (  # lazy: subclass (keras.engine.sequential.Sequential subclasses Functional, whose module keras.engine.functional loads this one first)
-        Sequential,
-    )
-
     print_fn = print_fn or print
-    sequential_like = isinstance(model, Sequential) or not isinstance(model, Functional) or all(
+    graph = getattr(model, "_is_graph_network", False)  # Functional and Sequential
+    sequential_like = getattr(model, "_is_sequential", False) or not graph or all(
         len(n.input_tensors) <= 1 for n in model._nodes
     ) and len(model.inputs) == 1
     if sequential_like:
@@ -93,7 +87,7 @@ def print_summary(
     print_fn("=" * line_length)
 
     layers = model.layers
-    if isinstance(model, Functional) and not isinstance(model, Sequential):
+    if graph and not getattr(model, "_is_sequential", False):
         layers = model.layers
 
     def emit(layer: Any, prefix: str = "") -> None:

@@ -143,12 +143,9 @@ def model_to_dot(model: Any, show_shapes: bool = False, show_dtype: bool = False
         dot.set("concentrate", True)
         dot.set("dpi", dpi)
         dot.set_node_defaults(shape="record")
-    from torchestimator.keras.engine.functional import (  # lazy: subclass (keras.engine.functional.Functional subclasses Model, whose module keras.engine.model loads this one first)
-        Functional,
-    )
-
-    layers = _graph_layers(model) if isinstance(model, Functional) else []
-    if not isinstance(model, Functional):  # a subclassed model: one node
+    graph = getattr(model, "_is_graph_network", False)  # Functional and Sequential
+    layers = _graph_layers(model) if graph else []
+    if not graph:  # a subclassed model: one node
         dot.add_node(pydot.Node(str(id(model)), label=model.name))
         return dot
     bounds = _layer_range(model, layers, layer_range)
@@ -157,7 +154,7 @@ def model_to_dot(model: Any, show_shapes: bool = False, show_dtype: bool = False
     for index, layer in enumerate(layers):
         if bounds is not None and not bounds[0] <= index < bounds[1]:
             continue
-        if expand_nested and isinstance(layer, Functional):
+        if expand_nested and getattr(layer, "_is_graph_network", False):
             cluster = model_to_dot(layer, show_shapes, show_dtype, show_layer_names, rankdir,
                                    expand_nested, subgraph=True,
                                    show_layer_activations=show_layer_activations,
