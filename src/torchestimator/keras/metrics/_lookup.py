@@ -3,7 +3,6 @@ received into metric objects (`resolve_metric`, `resolve_accuracy`)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,7 +17,8 @@ from torchestimator.keras.metrics import _accuracy as acc
 from torchestimator.keras.metrics import _auc, _confusion, _iou, _probabilistic, _reduce, _scores
 from torchestimator.keras.metrics import _functions as fns
 from torchestimator.keras.metrics import _regression as reg
-from torchestimator.keras.metrics._metric import Metric
+from torchestimator.keras.metrics._metric import Metric, _snake_case
+from torchestimator.keras.metrics._torch import from_torch, is_torchmetric
 
 METRIC_CLASSES = (
     Metric, _reduce.Reduce, _reduce.Sum, _reduce.Mean, _reduce.MeanMetricWrapper,
@@ -83,11 +83,6 @@ METRIC_FUNCTIONS: dict[str, Any] = {
     "cosine_similarity": fns.cosine_similarity,
     "cosine_proximity": fns.cosine_similarity,
 }
-
-
-def _snake_case(name: str) -> str:
-    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _module_objects() -> dict[str, Any]:
@@ -207,10 +202,6 @@ def get(identifier: Any) -> Any:
 
 def _from_torch_object(identifier: Any) -> Metric | None:
     """The Keras metric of a PyTorch metric or loss object (see `get`), else None."""
-    from torchestimator.keras.metrics._torch import (  # lazy: subclass (keras.metrics._torch.TorchMetric subclasses Metric, whose module keras.metrics._metric loads this one first)
-        from_torch,
-        is_torchmetric,
-    )
 
     if is_torchmetric(identifier) or isinstance(identifier, TorchLoss) or (
         not isinstance(identifier, (Metric, Loss, type)) and is_torch_loss(identifier)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import re
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -102,6 +103,12 @@ def _initial_value(initializer: Any, shape: tuple[int, ...], dtype: torch.dtype)
         f"add_weight: unsupported initializer {initializer!r}; use 'zeros', 'ones', a number or a "
         "callable(shape, dtype)."
     )
+
+
+def _snake_case(name: str) -> str:
+    """`CamelCase` as `camel_case` (the default name of a metric made from a class or loss)."""
+    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class Metric(metaclass=ReusableABCMeta):

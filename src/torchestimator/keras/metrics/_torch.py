@@ -13,8 +13,7 @@ from typing import Any
 import torch
 
 from torchestimator.keras.losses._torch import from_torch as _loss_from_torch
-from torchestimator.keras.metrics._lookup import _snake_case
-from torchestimator.keras.metrics._metric import Metric
+from torchestimator.keras.metrics._metric import Metric, _snake_case
 from torchestimator.keras.metrics._reduce import Mean
 
 

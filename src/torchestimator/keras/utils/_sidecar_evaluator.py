@@ -13,6 +13,7 @@ import torch
 
 from torchestimator._variable import Variable
 from torchestimator.errors import OpError
+from torchestimator.keras.optimizers import Optimizer
 
 _log = logging.getLogger(__name__)
 
@@ -174,10 +175,6 @@ class SidecarEvaluator:
         return False
 
     def _has_keras_optimizer(self) -> bool:
-        from torchestimator.keras.optimizers import (  # lazy: subclass (keras.optimizers.optimizer.Optimizer subclasses LearningRateMixin, whose module keras.optimizers._learning_rate loads this one first)
-            Optimizer,
-        )
-
         return isinstance(getattr(self.model, "optimizer", None), Optimizer)
 
     def _checkpoint(self) -> Any:
