@@ -87,8 +87,6 @@ def print_summary(
     print_fn("=" * line_length)
 
     layers = model.layers
-    if graph and not getattr(model, "_is_sequential", False):
-        layers = model.layers
 
     def emit(layer: Any, prefix: str = "") -> None:
         shape = _output_shape(layer)
