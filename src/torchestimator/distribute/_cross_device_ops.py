@@ -26,7 +26,6 @@ from torchestimator.distribute._distributed_values import (
     local_values,
 )
 from torchestimator.distribute._reduce_op import ReduceOp
-from torchestimator.distribute._strategy import torch_device
 
 
 def _reduce_op(value: Any) -> ReduceOp:
@@ -43,7 +42,6 @@ def _reduce_op(value: Any) -> ReduceOp:
 def _destination_device(destinations: Any, fallback: torch.device) -> torch.device:
     """The device a value reduced to `destinations` lands on: a device string, a tensor or
     variable (its device), a DistributedValues (its first value's device) or None (the value's)."""
-
     if destinations is None:
         return fallback
     if isinstance(destinations, DistributedValues):
@@ -56,7 +54,7 @@ def _destination_device(destinations: Any, fallback: torch.device) -> torch.devi
         destinations = destinations[0]
     if isinstance(destinations, str) and not destinations:
         raise ValueError("destinations can not be empty")
-    return torch_device(destinations)
+    return _strategy.torch_device(destinations)
 
 
 class CrossDeviceOps:
@@ -145,7 +143,7 @@ class ReductionToOneDevice(CrossDeviceOps):
 
     def _accumulate(self, values: list[torch.Tensor]) -> torch.Tensor:
         if self.reduce_to_device is not None:
-            device = torch_device(self.reduce_to_device)
+            device = _strategy.torch_device(self.reduce_to_device)
             values = [v.to(device) for v in values]
         if self.accumulation_fn is not None:
             return as_tensor(self.accumulation_fn(values))
