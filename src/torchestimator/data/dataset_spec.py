@@ -38,7 +38,6 @@ class DatasetSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Dataset`)."""
-
         return Dataset
 
     @staticmethod
@@ -76,7 +75,6 @@ class IteratorSpec:
     @property
     def value_type(self) -> type:
         """The Python type of the described values (`tf.data.Iterator`)."""
-
         return DatasetIterator
 
     @staticmethod

@@ -59,7 +59,6 @@ class DatasetIterator:
 
     def get_next_as_optional(self) -> Any:
         """The next element as a `tf.experimental.Optional` (empty at the end)."""
-
         return get_next_as_optional(self)
 
     def close(self) -> None:

@@ -71,7 +71,6 @@ def implicit_strategy(config: Any) -> Any:
 
 def leave_if_ps_task(config: Any) -> None:
     """A `ps` task of a TF_CONFIG cluster logs that it is not needed and exits with status 0."""
-
     _leave_if_ps(ClusterPosition(task_type=config.task_type, task_id=config.task_id))
 
 

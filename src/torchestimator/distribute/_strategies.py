@@ -105,7 +105,6 @@ def _default_resolver(position: ClusterPosition) -> Any:
     """MultiWorkerMirroredStrategy's resolver when none is given, as TF's: it reads TF_CONFIG;
     under torchrun it names this process's role (rank 0 `chief`, rank r `worker` r); alone,
     task_type and task_id are None."""
-
     if position.source == "torchrun":
         return TFConfigClusterResolver(task_type=position.task_type, task_id=position.task_id)
     return TFConfigClusterResolver()

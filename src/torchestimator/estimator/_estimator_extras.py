@@ -30,7 +30,6 @@ def add_metrics(estimator: Any, metric_fn: Callable[..., dict]) -> Any:
     `labels`, `predictions`, `config` and returns a dict of metrics (Keras metric objects or
     `(value, update_op)` pairs) added to the estimator's `eval_metric_ops` in EVAL; the new
     estimator shares `model_dir`, `config` and warm-start settings."""
-
     args = _fn_args(metric_fn)
     invalid = set(args) - set(_METRIC_FN_ARGS)
     if invalid:

@@ -296,7 +296,6 @@ def sdca_model_fn(features: Any, labels: Any, mode: str, head: Any, feature_colu
                   sparse_combiner: str = "sum") -> Any:
     """The linear model_fn with an SDCA optimizer (TF's `_sdca_model_fn`): the binary head
     trains with logistic loss, the one-dimensional regression head with squared loss."""
-
     if sparse_combiner != "sum":
         raise ValueError(f"LinearSDCA needs sparse_combiner='sum'; got {sparse_combiner!r}.")
     if isinstance(head, BinaryClassHead):

@@ -549,7 +549,6 @@ class Estimator:
             ValueError when there is no receiver fn or no trained model; `ExportError` (a
             ValueError) naming the line when model_fn cannot be exported.
         """
-
         return export_saved_model(self, export_dir_base, serving_input_receiver_fn, assets_extra,
                                   as_text, checkpoint_path, experimental_mode)
 

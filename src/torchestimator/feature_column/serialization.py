@@ -7,10 +7,11 @@ names ('string', 'int64', 'float32'); functions and initializers go through
 the Keras object registry, so only registered or `get_config()`-able ones
 survive (a Python lambda cannot: the error says what to use instead).
 
-The Keras object registry sits above this package, so Keras hands it down:
-Keras' object registry (`torchestimator.keras._registry`) calls
-`register_object_codec(serialize, deserialize, lookup)` when it loads (as `saved_model._layout.register_layer_codec`). Until then — no
-Keras object can exist then — plain columns serialize as always, a
+The Keras object registry (`torchestimator.keras._registry`) sits above this
+package, so Keras hands it down: the registry calls
+`register_object_codec(serialize, deserialize, lookup)` when it loads (as it
+calls `saved_model._layout.register_layer_codec`). Until then — no Keras
+object can exist then — plain columns serialize as always, a
 `ZScoreNormalizer` is handled here, and a config naming another object is
 rebuilt from `custom_objects` or refused with an error saying to load tf.keras.
 

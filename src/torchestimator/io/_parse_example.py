@@ -106,7 +106,6 @@ def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None
     kind than its dtype, or has the wrong number of values, and when bytes
     are not an Example.
     """
-
     if _parse_composite.has_composite(features):  # RaggedFeature / SparseFeature
         return _parse_composite.parse_composite(parse_example, serialized, features, name,
                                                 example_names)

@@ -575,7 +575,6 @@ class LinearOperator(_ModuleLikeMixin):
 
     def __getitem__(self, slices: Any) -> LinearOperator:
         """Slices the batch dimensions of this operator, e.g. `op[1:, 0]` (matrix dimensions are kept)."""
-
         batch = self.batch_shape.as_list()
         idx = _expand_batch_index(slices, len(batch))
         params = self.parameters

@@ -274,7 +274,6 @@ class LinearOperatorBlockLowerTriangular(_BlockwiseArgsMixin, LinearOperator):
 
     def _linop_inverse(self):
         """Blockwise inverse: diagonal blocks invert, off-diagonal blocks become dense `FullMatrix` operators."""
-
         k = len(self.operators)
         inv: list[list] = [[None] * (i + 1) for i in range(k)]
         for i in range(k):

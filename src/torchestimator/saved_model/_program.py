@@ -108,7 +108,6 @@ def _deserialize(serde: Any, document: dict, state: dict[str, Any], constants: d
 def program_of_export(directory: str, graph: bytes, tensors: dict[str, torch.Tensor]) -> torch.export.ExportedProgram:
     """The program of an export read by `_layout.read_files`: its graph with the tensors stored
     under the program's prefix in `variables.safetensors`."""
-
     prefix = _layout.PROGRAM_PREFIX
     program_tensors = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}
     return program_from_bytes(graph, program_tensors, os.path.join(directory, _layout.PROGRAM))

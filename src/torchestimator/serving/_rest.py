@@ -517,7 +517,6 @@ def _message(error: BaseException) -> str:
 def _serialized_examples(signature: Any, examples: list, context: Any) -> dict[str, np.ndarray]:
     """The signature's one string input as serialized tf.train.Examples built from JSON (for an
     export whose feature spec is not known to the server)."""
-
     names = list(signature.inputs)
     if len(names) != 1 or spec_dtype_name(signature.inputs[names[0]]) != "string":
         raise RequestError(f"the signature takes {names}, not one batch of serialized "

@@ -355,7 +355,6 @@ def _check_before_forking(model_name: str, model_base_path: str | os.PathLike | 
                           model_config_file: str | os.PathLike | None, enable_batching: bool,
                           batching_parameters_file: str | os.PathLike | None) -> None:
     """The errors every worker process would meet, raised once in the parent."""
-
     if enable_batching:
         parse_batching_parameters(batching_parameters_file)
     if model_config_file:

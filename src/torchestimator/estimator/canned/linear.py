@@ -42,7 +42,6 @@ def linear_logits(features: Any, units: int, feature_columns: tuple, sparse_comb
                   name: str = "linear/linear_model") -> tuple[torch.Tensor, list[torch.Tensor]]:
     """Builds (once per Estimator) and runs the `LinearModel`; returns `(logits, its variables)`
     and records the `bias` and `fraction_of_zero_weights` summaries."""
-
     model = LinearModel(feature_columns=feature_columns, units=units, sparse_combiner=sparse_combiner,
                         name=name)
     logits = model(features)
@@ -122,7 +121,8 @@ class LinearEstimator(Estimator):
 
         def _model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
             if isinstance(optimizer, _linear_sdca.LinearSDCA):  # tf.estimator.experimental.LinearSDCA
-                return _linear_sdca.sdca_model_fn(features, labels, mode, head, feature_columns, optimizer, sparse_combiner)
+                return _linear_sdca.sdca_model_fn(features, labels, mode, head, feature_columns,
+                                                  optimizer, sparse_combiner)
             return linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,
                                       sparse_combiner, defaults)
 

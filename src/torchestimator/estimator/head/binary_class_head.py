@@ -183,7 +183,6 @@ class BinaryClassHead(base_head.Head):
     # --------------------------------------------------------------------- metrics
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Creates the eval metrics (Keras metrics keyed by their metric keys)."""
-
         key = self._summary_key
         keys = MetricKeys
         out = {

@@ -174,21 +174,24 @@ def binary_focal_crossentropy(target: Any, output: Any, apply_class_balancing: b
 def categorical_crossentropy(target: Any, output: Any, from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical crossentropy between an output tensor and a one-hot target tensor; the
     class `axis` is reduced."""
-    return _crossentropy.categorical_crossentropy(target, output, from_logits=from_logits, label_smoothing=0.0, axis=axis)
+    return _crossentropy.categorical_crossentropy(target, output, from_logits=from_logits,
+                                                  label_smoothing=0.0, axis=axis)
 
 
 def categorical_focal_crossentropy(target: Any, output: Any, alpha: Any = 0.25, gamma: float = 2.0,
                                    from_logits: bool = False, axis: int = -1) -> torch.Tensor:
     """Categorical focal crossentropy: `alpha * (1 - p) ** gamma * crossentropy`, summed over
     the class `axis`."""
-    return _crossentropy.categorical_focal_crossentropy(target, output, alpha=alpha, gamma=gamma, from_logits=from_logits,
-                 label_smoothing=0.0, axis=axis)
+    return _crossentropy.categorical_focal_crossentropy(target, output, alpha=alpha, gamma=gamma,
+                                                        from_logits=from_logits,
+                                                        label_smoothing=0.0, axis=axis)
 
 
 def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool = False,
                                     axis: int = -1, ignore_class: int | None = None) -> torch.Tensor:
     """Categorical crossentropy with integer targets; `ignore_class` ids give 0."""
-    return _crossentropy.sparse_categorical_crossentropy(target, output, from_logits=from_logits, axis=axis, ignore_class=ignore_class)
+    return _crossentropy.sparse_categorical_crossentropy(target, output, from_logits=from_logits,
+                                                         axis=axis, ignore_class=ignore_class)
 
 
 # --------------------------------------------------------------------- convolution

@@ -72,5 +72,4 @@ def is_tensor(value: Any) -> bool:
 def print_msg(message: str) -> None:
     """Prints a callback's message on its own line of stdout (as Keras' `io_utils.print_msg`;
     logged instead when interactive logging is disabled)."""
-
     _print_msg(message)

@@ -202,7 +202,6 @@ def get(identifier: Any) -> Any:
 
 def _from_torch_object(identifier: Any) -> Metric | None:
     """The Keras metric of a PyTorch metric or loss object (see `get`), else None."""
-
     if is_torchmetric(identifier) or isinstance(identifier, TorchLoss) or (
         not isinstance(identifier, (Metric, Loss, type)) and is_torch_loss(identifier)
     ):

@@ -129,7 +129,6 @@ def compile_from_training_config(model: Any, training_config: dict, source: str)
     """Compiles `model` as a Keras 2 `training_config` says (the optimizer from its config,
     starting afresh; losses and metrics as Keras 2.15 writes them). A config that cannot be
     followed leaves the model uncompiled with a warning naming `source`. Returns None."""
-
     optimizer = training_config.get("optimizer_config")
     try:
         if isinstance(optimizer, dict):

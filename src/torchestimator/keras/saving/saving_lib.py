@@ -66,7 +66,6 @@ def _save_savedmodel_dir(model: Any, directory: str, overwrite: bool) -> str:
     `.h5` or `.hdf5` suffix): a directory that `tf.saved_model.load` opens (the model's
     `serving_default` export, when its inputs are known) holding the model archive
     `model.keras`, which `load_model(directory)` reads. Returns the archive's path."""
-
     exists = os.path.isdir(directory) and bool(os.listdir(directory))
     if exists and not overwrite:
         raise FileExistsError(

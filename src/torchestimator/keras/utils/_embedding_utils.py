@@ -64,7 +64,6 @@ def warmstart_embedding_matrix(
         A `torch.Tensor` of shape `(len(new_vocabulary), dim)` with `base_embeddings`' dtype:
         the warm-started embedding matrix.
     """
-
     base_vocabulary = _vocab_to_list(base_vocabulary, "base_vocabulary")
     new_vocabulary = _vocab_to_list(new_vocabulary, "new_vocabulary")
     base = torch.as_tensor(np.asarray(base_embeddings) if not isinstance(base_embeddings, torch.Tensor)
