@@ -19,6 +19,9 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lazy_imports  # noqa: E402 - the sibling tool, found through the line above
+
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 PACKAGE = "torchestimator"
 
@@ -83,9 +86,6 @@ def module_cycles() -> list[list[str]]:
     """The load-time circles between the package's modules: strongly connected groups of the
     graph of top-level imports (`tools/lazy_imports.Graph`), leaving out a submodule's load of
     the packages above it, which every package has."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lazy_imports
-
     graph = lazy_imports.Graph()
     edges: dict[str, set[str]] = defaultdict(set)
     for module in graph.modules:
@@ -139,9 +139,6 @@ def main() -> int:
         print(f"Import circle between folders: {' <-> '.join(group)}", file=sys.stderr)
     if not cycles:
         print("No import circle between folders.")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lazy_imports
-
     missing = lazy_imports.unannotated([os.path.join(ROOT, PACKAGE)])
     for path, line, text in missing:
         print(f"{os.path.relpath(path)}:{line}: import inside a function without an allowed "

@@ -3,16 +3,14 @@ load-time circle through estimator/canned/__init__), so each module imports firs
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from _harness.import_order import assert_each_imports_first
 
 
 def test_each_module_of_the_linear_sdca_circle_imports_first():
-    for module in ("torchestimator.estimator._linear_sdca",
-                   "torchestimator.estimator.canned.linear",
-                   "torchestimator.estimator.canned._trainable"):
-        code = (f"import {module}\n"
-                "from torchestimator.estimator.canned import linear\n"
-                "assert linear._linear_sdca.LinearSDCA.__name__ == 'LinearSDCA'\n")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f"import {module} first failed:\n{done.stderr}"
+    assert_each_imports_first(
+        ("torchestimator.estimator._linear_sdca",
+         "torchestimator.estimator.canned.linear",
+         "torchestimator.estimator.canned._trainable"),
+        then=("from torchestimator.estimator.canned import linear\n"
+              "assert linear._linear_sdca.LinearSDCA.__name__ == 'LinearSDCA'\n"),
+    )

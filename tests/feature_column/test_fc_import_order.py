@@ -3,10 +3,8 @@ and the package objects a column may hold register themselves with `serializatio
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import torchestimator as tf
+from _harness.import_order import assert_each_imports_first
 from torchestimator.feature_column import numeric, serialization
 from torchestimator.feature_column._base import is_sequence_categorical
 
@@ -14,13 +12,10 @@ from torchestimator.feature_column._base import is_sequence_categorical
 def test_each_module_of_the_base_serialization_circle_imports_first():
     # _base reads serialization's functions at call time and serialization reads _base's
     # classes at call time (module-object imports), so either may load first.
-    for module in ("torchestimator.feature_column._base",
-                   "torchestimator.feature_column.serialization",
-                   "torchestimator.feature_column.sequence",
-                   "torchestimator.feature_column.numeric"):
-        done = subprocess.run([sys.executable, "-c", f"import {module}"],
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, f"import {module} first failed:\n{done.stderr}"
+    assert_each_imports_first(("torchestimator.feature_column._base",
+                               "torchestimator.feature_column.serialization",
+                               "torchestimator.feature_column.sequence",
+                               "torchestimator.feature_column.numeric"))
 
 
 def test_zscore_normalizer_registered_itself_with_serialization():

@@ -1,7 +1,6 @@
 """Each module of keras.saving's load-time circle imports first in a fresh process (issue 27)."""
 
-import subprocess
-import sys
+from _harness.import_order import assert_each_imports_first
 
 CIRCLE = (
     "torchestimator.keras.saving.saving_lib",
@@ -13,8 +12,4 @@ CIRCLE = (
 
 
 def test_each_module_of_the_saving_circle_imports_first():
-    for module in CIRCLE:
-        result = subprocess.run(
-            [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120
-        )
-        assert result.returncode == 0, f"importing {module} first failed:\n{result.stderr[-2000:]}"
+    assert_each_imports_first(CIRCLE)
