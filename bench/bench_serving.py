@@ -26,7 +26,9 @@
    a bare ASGI app on the server's own HTTP stack answering a constant JSON
    (the HTTP stack's ceiling), `serve` (REST and gRPC), `serve
    --enable_batching` (max_batch_size `--max_batch_size`, batch_timeout_micros
-   `--batch_timeout_micros`, one batch thread; REST and gRPC), and with
+   `--batch_timeout_micros`, one batch thread; REST and gRPC; one server per
+   timeout when several are given: a batch holds the requests that arrive
+   within its timeout, so a longer one makes larger batches), and with
    `--noop` `serve` with every signature call replaced by a constant answer
    (the protocols' ceiling without the model). Each row: requests/s, p50,
    p99, p99.9 latency, errors, the server's peak RSS, and the server's and
@@ -135,7 +137,7 @@ def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
     replaced by a constant answer (the serving code alone), and the model call alone."""
     import torch  # lazy: the load generator (this script with --_load) imports no torch
 
-    from torchestimator.serving import _grpc, _rest  # lazy: as torch
+    from torchestimator.serving import _grpc, _model_calls, _rest  # lazy: as torch
     from torchestimator.serving import _serving_protos as pb  # lazy: as torch
     from torchestimator.serving._versions import ModelVersions  # lazy: as torch
 
@@ -157,9 +159,9 @@ def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
     signature = models.get(None).signatures["predict"]
     examples = np.array([example], dtype=object)
     answer = signature(examples=examples)
-    real = _rest._call
+    real = _model_calls.call_signature
 
-    def constant(signature, inputs, deadline=None):
+    def constant(signature, inputs, features=False):
         return answer
 
     cases = [("model call alone: signatures['predict'](examples=...)",
@@ -179,7 +181,7 @@ def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
     rows = []
     try:
         for label, fn, call in cases:
-            _rest._call = _grpc._call = call
+            _model_calls.call_signature = call
             for _ in range(repeats // 4):
                 fn()
             best = float("inf")
@@ -190,7 +192,7 @@ def request_cpu(base: str, repeats: int = 1000) -> list[tuple[str, float]]:
                 best = min(best, time.thread_time() - start)
             rows.append((label, best / repeats * 1e6))
     finally:
-        _rest._call = _grpc._call = real
+        _model_calls.call_signature = real
         models.stop()
         torch.set_num_threads(torch_threads)
     return rows
@@ -480,19 +482,18 @@ def noop_model_server(argv: list[str]) -> None:
     """`torchestimator serve` (argv: its flags) with every signature call replaced by a
     constant answer (the outputs of one real call at batch 1): the cost of the protocol and
     the server's own work, without the model."""
-    from torchestimator.serving import _batching, _cli, _grpc, _rest
+    from torchestimator.serving import _batching, _cli, _model_calls
 
     cached: dict = {}
 
-    def constant(signature, inputs, deadline=None):
+    def constant(signature, inputs, features=False):
         key = id(signature)
         if key not in cached:
-            cached[key] = real(signature, inputs, deadline)
+            cached[key] = real(signature, inputs, features)
         return cached[key]
 
-    real = _rest._call
-    _rest._call = _grpc._call = constant
-    _batching._run = lambda signature, inputs, features: constant(signature, inputs)
+    real = _model_calls.call_signature
+    _model_calls.call_signature = _batching.call_signature = constant
     parser = argparse.ArgumentParser()
     _cli.add_arguments(parser)
     sys.exit(_cli.run(parser.parse_args(argv)))
@@ -517,7 +518,7 @@ def start_process(command: list[str], port: int) -> subprocess.Popen:
 
 
 def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: list[str],
-                  noop: bool, batch_timeout_micros: int, max_batch_size: int) -> None:
+                  noop: bool, batch_timeouts: list[int], max_batch_size: int) -> None:
     """The table of 6.: bare ASGI, REST, gRPC, batched REST and gRPC (and, with `noop`, both
     protocols with the model call replaced by a constant answer) at each number of clients."""
     example = serialized([ROW])[0]
@@ -536,17 +537,23 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
     tensor.tensor_shape.dim.add(size=1)
     tensor.string_val.append(example)
     grpc_request = request.SerializeToString()
-    params = os.path.join(tempfile.mkdtemp(prefix="bench-batching-"), "batching.config")
-    with open(params, "w") as f:
-        f.write(f"max_batch_size {{ value: {max_batch_size} }}\n"
-                f"batch_timeout_micros {{ value: {batch_timeout_micros} }}\n"
-                "num_batch_threads { value: 1 }\nmax_enqueued_batches { value: 1000 }\n")
+    folder = tempfile.mkdtemp(prefix="bench-batching-")
+
+    def batching(timeout: int) -> list[str]:
+        params = os.path.join(folder, f"batching-{timeout}.config")
+        with open(params, "w") as f:
+            f.write(f"max_batch_size {{ value: {max_batch_size} }}\n"
+                    f"batch_timeout_micros {{ value: {timeout} }}\n"
+                    "num_batch_threads { value: 1 }\nmax_enqueued_batches { value: 1000 }\n")
+        return ["--enable_batching", "--batching_parameters_file", params]
+
     serve = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
              "--model_name", "iris", "--model_base_path", base, "--log_level", "warning"]
-    batching = ["--enable_batching", "--batching_parameters_file", params]
     servers = [("bare ASGI", "bare", [sys.executable, __file__, "--_bare_asgi"], ["rest"])]
     servers.append(("", "serve", serve + extra, ["rest", "grpc"]))
-    servers.append(("batched ", "serve", serve + batching + extra, ["rest", "grpc"]))
+    for timeout in batch_timeouts:
+        servers.append((_batched(timeout, batch_timeouts), "serve",
+                        serve + batching(timeout) + extra, ["rest", "grpc"]))
     if noop:
         servers.append(("no-op model ", "noop", [sys.executable, __file__, "--_noop_serve"]
                         + serve[4:] + extra, ["rest", "grpc"]))
@@ -554,7 +561,7 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
           f"{seconds:g} s per row after a 1 s warm-up; the load generator is one separate "
           f"process (one event loop: raw HTTP/1.1 on uvloop, grpc.aio), client and server "
           f"share the {os.cpu_count()} cores; batching: max_batch_size {max_batch_size}, "
-          f"batch_timeout_micros {batch_timeout_micros}, 1 batch thread"
+          f"batch_timeout_micros {'/'.join(map(str, batch_timeouts))}, 1 batch thread"
           + (f"; server flags: {' '.join(extra)}" if extra else ""))
     header = (f"{'server':<20}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
               f"{'p99.9 ms':>10}{'errors':>7}{'RSS MiB':>9}{'srv ms/req':>11}{'cli ms/req':>11}")
@@ -595,12 +602,20 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
         print(f"  {clients:>3} clients: REST/bare ASGI = {rest / bare:.2f} (goal >= 0.5); "
               f"gRPC/REST = {grpc_ / rest:.2f} (goal >= 1.5)")
     top = max(client_counts)
-    for protocol in ("REST", "gRPC"):
-        off, on = results[(protocol, top)], results[("batched " + protocol, top)]
-        bound = batch_timeout_micros / 1000 + 2 * off["p50 ms"]
-        print(f"  batching, {top} clients, {protocol}: {on['requests/s'] / off['requests/s']:.2f}x "
-              f"unbatched (goal >= 2); p99 {on['p99 ms']:.1f} ms vs batch_timeout + 2x unbatched "
-              f"p50 = {bound:.1f} ms ({'met' if on['p99 ms'] <= bound else 'not met'})")
+    for timeout in batch_timeouts:
+        for protocol in ("REST", "gRPC"):
+            off = results[(protocol, top)]
+            on = results[(_batched(timeout, batch_timeouts) + protocol, top)]
+            bound = timeout / 1000 + 2 * off["p50 ms"]
+            print(f"  batching ({timeout} us), {top} clients, {protocol}: "
+                  f"{on['requests/s'] / off['requests/s']:.2f}x unbatched (goal >= 2); p99 "
+                  f"{on['p99 ms']:.1f} ms vs batch_timeout + 2x unbatched p50 = {bound:.1f} ms "
+                  f"({'met' if on['p99 ms'] <= bound else 'not met'})")
+
+
+def _batched(timeout: int, timeouts: list[int]) -> str:
+    """The row label of a batched server ("batched ", or with several timeouts "b1000us ")."""
+    return "batched " if len(timeouts) == 1 else f"b{timeout}us "
 
 
 def main() -> None:
@@ -632,8 +647,9 @@ def main() -> None:
     parser.add_argument("--noop", action="store_true",
                         help="with --grpc/--batching: also both protocols with the model call "
                         "replaced by a constant answer (the protocols' ceiling)")
-    parser.add_argument("--batch_timeout_micros", type=int, default=1000,
-                        help="batch_timeout_micros of the batched rows (default 1000)")
+    parser.add_argument("--batch_timeout_micros", default="1000",
+                        help="batch_timeout_micros of the batched rows, comma-separated for a "
+                        "server each (default 1000)")
     parser.add_argument("--max_batch_size", type=int, default=64,
                         help="max_batch_size of the batched rows (default 64)")
     parser.add_argument("--request_cpu", action="store_true",
@@ -678,7 +694,8 @@ def main() -> None:
         return
     if args.batching or args.grpc:
         protocol_rows(base, [int(c) for c in args.grpc_clients.split(",")], args.duration,
-                      args.server_args.split(), args.noop, args.batch_timeout_micros,
+                      args.server_args.split(), args.noop,
+                      [int(t) for t in args.batch_timeout_micros.split(",")],
                       args.max_batch_size)
         return
     example = base64.b64encode(serialized([ROW])[0]).decode()

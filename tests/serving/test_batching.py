@@ -181,7 +181,7 @@ def test_a_batch_of_one_serialized_example_takes_the_batch_1_path(exports, monke
         used.append(outputs is not None)
         return outputs
 
-    monkeypatch.setattr("torchestimator.serving._batching.fast_call", counting)
+    monkeypatch.setattr("torchestimator.serving._model_calls.fast_call", counting)
     batcher = Batcher(BatchingParameters(max_batch_size=8, batch_timeout_micros=1_000,
                                          num_batch_threads=1))
     try:
@@ -192,6 +192,9 @@ def test_a_batch_of_one_serialized_example_takes_the_batch_1_path(exports, monke
         for key, value in general.items():
             np.testing.assert_array_equal(np.asarray(alone[key]), np.asarray(value), err_msg=key)
         batcher.call(iris, "predict", {"examples": np.array([one, two], dtype=object)})
-        assert used == [True, False]  # two rows: the general path
+        assert used == [True, True]  # a small batch: the fast path too
+        many = [one, two] * (_fast_call.MAX_FAST_EXAMPLES // 2 + 1)
+        batcher.call(iris, "predict", {"examples": np.array(many, dtype=object)})
+        assert used == [True, True, False]  # past MAX_FAST_EXAMPLES: the general path
     finally:
         batcher.stop()

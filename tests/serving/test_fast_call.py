@@ -52,6 +52,19 @@ def test_one_example_gives_the_general_paths_outputs(iris, signature, row):
         _same(fast, sig(**inputs))
 
 
+@pytest.mark.parametrize("signature", ["predict", "classification"])
+@pytest.mark.parametrize("rows", [2, 3, 8])
+def test_a_few_examples_give_the_general_paths_outputs(iris, signature, rows):
+    sig = iris.signatures[signature]
+    (name,) = sig.inputs
+    examples = serialized_examples([dict(IRIS_ROWS[i % 3], SepalLength=4.0 + i / 7)
+                                    for i in range(rows)])
+    for inputs in ({name: np.array(examples, dtype=object)}, {name: examples}):
+        fast = fast_call(sig, inputs)
+        assert fast is not None
+        _same(fast, sig(**inputs))
+
+
 def test_the_fast_path_reuses_nothing_between_calls(iris):
     sig = iris.signatures["predict"]
     first, second = serialized_examples(IRIS_ROWS[:2])
@@ -78,8 +91,11 @@ ROW = {k: [float(v)] for k, v in IRIS_ROWS[0].items()}
 
 
 @pytest.mark.parametrize("inputs", [
-    {"examples": [_example(ROW)] * 2},  # two Examples
-    {"examples": np.array([_example(ROW)] * 2, dtype=object)},
+    {"examples": [_example(ROW)] * (_fast_call.MAX_FAST_EXAMPLES + 1)},  # too many Examples
+    {"examples": np.array([_example(ROW)] * (_fast_call.MAX_FAST_EXAMPLES + 1), dtype=object)},
+    {"examples": []},
+    {"examples": [_example(ROW), _example(ROW).decode("latin-1")]},  # one of them a str
+    {"examples": [_example(ROW), b"\xff\xff\xff"]},
     {"examples": [_example(ROW).decode("latin-1")]},  # str, not bytes
     {"examples": np.array([[_example(ROW)]], dtype=object)},  # [1, 1]
     {"examples": [_example({k: v for k, v in ROW.items() if k != IRIS[0]})]},  # missing

@@ -7,10 +7,11 @@ in a thread pool, so one slow request never holds up the others;
 `timeout_seconds` bounds how long a client waits (TF Serving's
 `--rest_api_timeout_in_ms`): the request's work stops at its next step, and a
 request whose time ran out while queued is dropped without running. A small
-request to a path whose requests were measured cheap (`INLINE_CPU_SECONDS`
-of CPU or less on average, see `RestApp._inline`; never with batching) is
-answered on the event loop itself: a hop to a worker thread and back costs
-more than such a request, and the interpreter lock serializes them anyway.
+request of a kind measured cheap (`_inline`) is answered on the event loop
+itself: a hop to a worker thread and back costs more than such a request, and
+the interpreter lock serializes them anyway. With a batcher, a small request
+is read and answered on the loop and waits for its batch there, holding no
+thread (`RestApi.handle_async`); the model runs on the batch threads.
 
 At most `max_queue` requests wait or run at once; past that a request is
 answered 503 at once rather than queued behind the others. Requests whose
@@ -29,21 +30,24 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from torchestimator.serving._errors import RequestError
+from torchestimator.serving._inline import (  # noqa: F401 - INLINE_CPU_SECONDS: read by tests
+    INLINE_BODY_BYTES,
+    INLINE_CPU_SECONDS,
+    InlineCosts,
+)
 from torchestimator.serving._limits import (
     DEFAULT_BODY_TIMEOUT_SECONDS,
     DEFAULT_MAX_QUEUE,
     LARGE_BODY_BYTES,
     MAX_LARGE_QUEUE,
 )
+from torchestimator.serving._model_calls import ModelCall, run_call
 from torchestimator.serving._rest import RestApi
 
 _LOG = logging.getLogger("torchestimator.serving")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 _CLOSE = (b"connection", b"close")
-INLINE_BODY_BYTES = 16384  # a body up to this size may be answered on the event loop
-INLINE_CPU_SECONDS = 0.001  # ... when its path's requests average this much CPU or less (1 ms: the
-# longest a cheap request holds up the others on the loop)
-_MAX_MEASURED_PATHS = 1024
 _TIMEOUT = getattr(asyncio, "timeout", None)  # Python 3.11+: a timeout without a task
 
 
@@ -89,8 +93,7 @@ class RestApp:
         self._pending = 0  # requests queued or running (touched on the event loop only)
         self._pending_large = 0
         self._on_shutdown = on_shutdown
-        # (method, path) -> average CPU seconds of its small requests (see `_inline`)
-        self._costs: dict[tuple[str, str], float] = {}
+        self._costs = InlineCosts()  # of (method, path)
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -128,70 +131,82 @@ class RestApp:
                     f"{MAX_LARGE_QUEUE}); retry later, or send smaller requests")
         return None
 
-    def _inline(self, method: str, path: str, body: bytes) -> bool:
-        """True when the request is answered on the event loop itself: no batcher, a body
-        of at most `INLINE_BODY_BYTES`, a path that never loads a version (no /versions/:
-        a lazily loaded version loads on first use), and the requests to this path measured
-        cheap (`INLINE_CPU_SECONDS` of CPU or less on average; unmeasured: a worker thread)."""
-        if self.batcher is not None or len(body) > INLINE_BODY_BYTES:
-            return False
-        cost = self._costs.get((method, path))
-        return cost is not None and cost <= INLINE_CPU_SECONDS and "/versions/" not in path.lower()
+    @staticmethod
+    def _small(path: str, body: bytes) -> bool:
+        """True for a request that may be answered on the event loop: a body of at most
+        `INLINE_BODY_BYTES`, and a path that never loads a version (no /versions/: a lazily
+        loaded version loads on first use)."""
+        return len(body) <= INLINE_BODY_BYTES and "/versions/" not in path.lower()
 
-    def _handle_measured(self, method: str, path: str, body: bytes,
-                         deadline: float | None) -> tuple[int, bytes]:
-        """`api.handle`, its CPU time folded into the path's average (small bodies only)."""
-        if len(body) > INLINE_BODY_BYTES or self.batcher is not None:
-            return self._api.handle(method, path, body, deadline)
-        start = time.thread_time()
-        try:
-            return self._api.handle(method, path, body, deadline)
-        finally:
-            cost = time.thread_time() - start
-            key = (method, path)
-            if len(self._costs) >= _MAX_MEASURED_PATHS and key not in self._costs:
-                self._costs.clear()  # (arbitrary paths must not grow the table without bound)
-            last = self._costs.get(key)
-            self._costs[key] = cost if last is None else (last + cost) / 2
+    def _inline(self, method: str, path: str, body: bytes) -> bool:
+        """True when the request is answered on the event loop, model included: no batcher,
+        a small request (`_small`), of a kind measured cheap (`InlineCosts`)."""
+        return (self.batcher is None and self._small(path, body)
+                and self._costs.cheap((method, path)))
 
     async def _run(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
-        """Answers the request on a worker thread, within the timeout (or, measured cheap,
-        on the event loop: see `_inline`)."""
-        if self._inline(method, path, body):
-            deadline = None if self._timeout is None else time.monotonic() + self._timeout
-            return self._handle_measured(method, path, body, deadline)
-        large = len(body) > LARGE_BODY_BYTES
-        executor = self._large_executor if large else self._executor
+        """Answers the request within the timeout: a small one on the event loop (with a
+        batcher always, its model calls waiting for their batch; without, when its kind was
+        measured cheap), any other on a worker thread."""
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        small = self._small(path, body)
+        if small and self.batcher is not None:
+            self._pending += 1
+            try:
+                return await self._api.handle_async(method, path, body, deadline,
+                                                    self._run_alone)
+            finally:
+                self._pending -= 1
+        if self._inline(method, path, body):
+            return self._costs.measure((method, path), self._api.handle, method, path, body,
+                                       deadline)
+        large = len(body) > LARGE_BODY_BYTES
         self._pending += 1
         self._pending_large += large
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(executor, self._handle_measured, method, path, body,
-                                      deadline)
-        # (asyncio.wait_for's semantics without its waiter future and callbacks per request:
-        # past the timeout the future is cancelled; a queued request then never runs)
-        expired: list[bool] = []
-        timer = None
-        if self._timeout is not None:
-            def expire() -> None:
-                expired.append(True)
-                future.cancel()
+        try:
+            if small:
+                return await self._off_loop(self._executor, self._costs.measure,
+                                            (method, path), self._api.handle, method, path,
+                                            body, deadline)
+            return await self._off_loop(self._large_executor if large else self._executor,
+                                        self._api.handle, method, path, body, deadline)
+        except RequestError as error:  # (the timeout)
+            return error.status, _error_body(error.message)
+        finally:
+            self._pending -= 1
+            self._pending_large -= large
 
-            timer = loop.call_later(self._timeout, expire)
+    async def _run_alone(self, call: ModelCall) -> Any:
+        """A model call the batcher does not take, on a worker thread."""
+        return await self._off_loop(self._executor, run_call, call)
+
+    async def _off_loop(self, executor: ThreadPoolExecutor, fn: Callable, *args: Any) -> Any:
+        """`fn(*args)` on one of `executor`'s threads; a 504 RequestError once the timeout
+        passes (the work then stops at its next step; a call still queued never runs)."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(executor, fn, *args)
+        if self._timeout is None:
+            return await future
+        # (asyncio.wait_for's semantics without its waiter future and callbacks per request:
+        # past the timeout the future is cancelled; a queued call then never runs)
+        expired: list[bool] = []
+
+        def expire() -> None:
+            expired.append(True)
+            future.cancel()
+
+        timer = loop.call_later(self._timeout, expire)
         try:
             return await future
         except asyncio.CancelledError:
             if not expired:
                 raise
-            return 504, _error_body(
+            raise RequestError(
                 f"Request timed out after {self._timeout * 1000:.0f} ms "
                 "(--rest_api_timeout_in_ms); its work is stopped at its next step. Send fewer "
-                "instances per request, or raise the timeout")
+                "instances per request, or raise the timeout", 504) from None
         finally:
-            if timer is not None:
-                timer.cancel()
-            self._pending -= 1
-            self._pending_large -= large
+            timer.cancel()
 
     async def _read_body(self, scope: dict, receive: Callable) -> bytes:
         """The request body; _BodyTooLarge past the size limit, _BodyTimeout past the time

@@ -20,11 +20,16 @@ more than `max_batch_size` rows runs on its own, unbatched; and when a batch
 fails (a request whose values the model rejects), each of its requests is run
 again alone, so that only the faulty one gets the error.
 
-REST and gRPC both go through `Batcher.call(servable, signature_name, inputs)`.
+A request answered on a thread waits with `Batcher.call(servable, signature_name,
+inputs)`; one answered on an event loop (the REST app's and the gRPC server's
+small requests) awaits the future `Batcher.submit(...)` returns, so that a
+waiting request holds no thread: the batch thread hands each batch's answers
+to the loop in one callback.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import threading
@@ -36,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator.serving._errors import RequestError
-from torchestimator.serving._fast_call import fast_call
+from torchestimator.serving._model_calls import call_signature
 from torchestimator.serving._model_config import BatchingParameters
 
 _LOG = logging.getLogger("torchestimator.serving")
@@ -50,17 +55,60 @@ class BatchQueueFull(RequestError):
         super().__init__(message, 503)
 
 
-class _Task:
-    __slots__ = ("inputs", "rows", "deadline", "done", "outputs", "error", "cancelled")
+_TIMED_OUT = ("Request timed out (--rest_api_timeout_in_ms) while waiting for its batch; its "
+              "work was stopped")
 
-    def __init__(self, inputs: Mapping[str, Any], rows: int, deadline: float | None):
+
+class _Task:
+    """One request in a batch. A waiting thread's task has `done` (an Event); an event loop's
+    has `future` (of `loop`) and the `timer` that times it out."""
+
+    __slots__ = ("inputs", "rows", "deadline", "done", "outputs", "error", "cancelled",
+                 "future", "loop", "timer")
+
+    def __init__(self, inputs: Mapping[str, Any], rows: int, deadline: float | None,
+                 future: asyncio.Future | None = None):
         self.inputs = inputs
         self.rows = rows
         self.deadline = deadline
-        self.done = threading.Event()
+        self.future = future
+        self.loop = None if future is None else future.get_loop()
+        self.done = threading.Event() if future is None else None
+        self.timer: asyncio.TimerHandle | None = None
         self.outputs: Mapping[str, Any] | None = None
         self.error: BaseException | None = None
         self.cancelled = False
+
+
+def _settle(tasks: list[_Task]) -> None:
+    """Gives each task's future its outputs or error (on the futures' loop; a future already
+    done, timed out or cancelled, is left as it is)."""
+    for task in tasks:
+        if task.timer is not None:
+            task.timer.cancel()
+        future = task.future
+        if future.done():
+            continue
+        if task.error is not None:
+            future.set_exception(task.error)
+        else:
+            future.set_result(task.outputs)
+
+
+def _finish(tasks: list[_Task]) -> None:
+    """Wakes the tasks' requests: sets a waiting thread's event; hands an event loop's tasks
+    to that loop in one callback per loop."""
+    loops: dict[Any, list[_Task]] = {}
+    for task in tasks:
+        if task.done is not None:
+            task.done.set()
+        else:
+            loops.setdefault(task.loop, []).append(task)
+    for loop, mine in loops.items():
+        try:
+            loop.call_soon_threadsafe(_settle, mine)
+        except RuntimeError:  # the loop is closed: nobody waits for these answers
+            pass
 
 
 class _Batch:
@@ -85,11 +133,8 @@ class _Queue:
 
 def _run(signature: Any, inputs: Mapping[str, Any], features: bool) -> Mapping[str, Any]:
     """The signature's outputs for `inputs` (a batch, or one request alone): one serialized
-    Example takes the server's batch-1 path (`fast_call`), as an unbatched request does."""
-    if features:
-        return signature.call_on_features(inputs)
-    outputs = fast_call(signature, inputs)
-    return signature(**inputs) if outputs is None else outputs
+    Example takes the server's batch-1 path, as an unbatched request does."""
+    return call_signature(signature, inputs, features)
 
 
 def _shape_key(inputs: Mapping[str, Any], features: bool) -> tuple[int, tuple] | None:
@@ -153,6 +198,14 @@ def _split(outputs: Mapping[str, Any], tasks: list[_Task], padded: int) -> None:
         start = end
 
 
+def _expire(task: _Task) -> None:
+    """A loop's task whose deadline passed while queued: answered 504 now, skipped by its
+    batch."""
+    task.cancelled = True
+    if not task.future.done():
+        task.future.set_exception(RequestError(_TIMED_OUT, 504))
+
+
 class Batcher:
     """Joins concurrent requests to one model version and signature into one model call,
     with TF Serving's `BatchingParameters` (see the module docstring).
@@ -178,6 +231,29 @@ class Batcher:
             thread.start()
 
     # --------------------------------------------------------------------- requests
+    def submit(self, servable: Any, signature_name: str, inputs: Mapping[str, Any], *,
+               features: bool = False, deadline: float | None = None) -> asyncio.Future | None:
+        """`call` for a request answered on the running event loop: returns a future of
+        this request's outputs (which waits without holding a thread), or None when the
+        request cannot be batched (too many rows, inputs that do not stack): the caller
+        runs it alone, off the loop. The future fails with what the signature raises, and
+        with a 504 RequestError once `deadline` (`time.monotonic()`) passes while queued;
+        `BatchQueueFull` (503) is raised at once."""
+        signature = servable.signature(signature_name)
+        shaped = _shape_key(inputs, features)
+        if shaped is None or shaped[0] > self.params.max_batch_size:
+            with self._lock:
+                self.stats["unbatched"] += 1
+            return None
+        loop = asyncio.get_running_loop()
+        task = _Task(inputs, shaped[0], deadline, loop.create_future())
+        self._enqueue((id(servable), signature_name, features, shaped[1]), servable,
+                      signature_name, signature, features, task)
+        if deadline is not None:
+            task.timer = loop.call_at(loop.time() + max(0.0, deadline - time.monotonic()),
+                                      _expire, task)
+        return task.future
+
     def call(self, servable: Any, signature_name: str, inputs: Mapping[str, Any], *,
              features: bool = False, deadline: float | None = None) -> Mapping[str, Any]:
         """Runs `servable`'s signature `signature_name` on `inputs` (name -> numpy array,
@@ -201,8 +277,7 @@ class Batcher:
                                  max(0.0, deadline - time.monotonic()) + 0.001):
             if time.monotonic() > deadline:
                 task.cancelled = True
-                raise RequestError("Request timed out (--rest_api_timeout_in_ms) while waiting "
-                                   "for its batch; its work was stopped", 504)
+                raise RequestError(_TIMED_OUT, 504)
         if task.error is not None:
             raise task.error
         assert task.outputs is not None
@@ -271,12 +346,11 @@ class Batcher:
         now = time.monotonic()
         tasks = []
         for task in batch.tasks:
-            if task.cancelled:
-                continue
+            if task.cancelled or (task.future is not None and task.future.done()):
+                continue  # (timed out, or its request was cancelled: a read of a flag)
             if task.deadline is not None and now > task.deadline:
-                task.error = RequestError("Request timed out (--rest_api_timeout_in_ms) while "
-                                          "waiting for its batch; its work was stopped", 504)
-                task.done.set()
+                task.error = RequestError(_TIMED_OUT, 504)
+                _finish([task])
                 continue
             tasks.append(task)
         if not tasks:
@@ -308,8 +382,7 @@ class Batcher:
                    "{name: %s version: %s} signature %s", len(tasks), total, padded,
                    getattr(queue.servable, "name", ""), getattr(queue.servable, "version", "?"),
                    queue.signature_name)
-        for task in tasks:
-            task.done.set()
+        _finish(tasks)
 
     def stop(self) -> None:
         """Runs the batches still queued, then ends the batch threads."""

@@ -1,4 +1,4 @@
-"""The batch-1 fast path of a signature call: one serialized Example, plain float features.
+"""The fast path of a signature call: a few serialized Examples, plain float features.
 
 A `:predict` (REST b64 Example, gRPC DT_STRING tensor) of one `tf.train.Example`
 for an export whose receiver parses Examples into `FixedLenFeature`s of
@@ -7,11 +7,15 @@ spends more time in the general path's checks than in the model: the
 signature's input checks, the batch parser's per-column bookkeeping and
 conversions. `fast_call` reads the one Example's values directly into one
 [1, k] float32 matrix (one torch call splits it into the features), then
-runs the export's preprocessing and program as the general path does.
+runs the export's preprocessing and program as the general path does. So
+does a small batch of Examples (up to `MAX_FAST_EXAMPLES`: the batches
+`--enable_batching` makes at a short timeout), into an [n, k] matrix; the
+program's generated runner takes it where it answers as the program does on
+two rows, else the program itself.
 
 The plan (which features, their order and shape) is worked out once per
-signature. Anything else — another receiver or dtype, more than one
-Example, a feature missing, of another list kind or with another number of
+signature. Anything else — another receiver or dtype, more Examples than
+`MAX_FAST_EXAMPLES`, a feature missing, of another list kind or with another number of
 values, bytes that are not an Example — returns None, and the caller takes
 the general path, which gives the same answer or the error. The fast path
 answers only what the general path answers identically (tested in
@@ -161,30 +165,35 @@ def _runtime_run(runtime: Any) -> Any:
                     flat.extend(leaves(output))
             return dict(zip(names, runner(*flat)))
 
+    return run if _agrees(runtime, run, 1) else None
+
+
+def _agrees(runtime: Any, run: Any, batch: int) -> bool:
+    """True when `run` answers as `runtime.run` does on the receiver's sample features of
+    `batch` rows: the same outputs, types, dtypes, shapes, devices and values."""
     try:
-        sample = runtime.receiver.sample_features(1)
+        sample = runtime.receiver.sample_features(batch)
         expected, got = runtime.run(sample), run(sample)
     except Exception:  # noqa: BLE001 - any failure: no fast path, the general one answers
-        return None
-    if list(expected) != list(got) or not all(
-            type(got[k]) is type(v) and (not isinstance(v, torch.Tensor) or (
-                v.dtype == got[k].dtype and v.shape == got[k].shape and v.device == got[k].device
-                and torch.equal(v, got[k]))) for k, v in expected.items()):
-        return None
-    return run
+        return False
+    return list(expected) == list(got) and all(
+        type(got[k]) is type(v) and (not isinstance(v, torch.Tensor) or (
+            v.dtype == got[k].dtype and v.shape == got[k].shape and v.device == got[k].device
+            and torch.equal(v, got[k]))) for k, v in expected.items())
 
 
 class _Plan:
     """What `fast_call` needs of one signature, worked out once."""
 
-    __slots__ = ("input_name", "keys", "scalar", "run", "finish")
+    __slots__ = ("input_name", "keys", "scalar", "run", "run_rows", "finish")
 
     def __init__(self, input_name: str, keys: tuple[str, ...], scalar: bool, run: Any,
-                 finish: Any):
+                 run_rows: Any, finish: Any):
         self.input_name = input_name
         self.keys = keys
         self.scalar = scalar  # shape [] features: [batch] tensors, else [batch, 1]
-        self.run = run
+        self.run = run  # of one row's features
+        self.run_rows = run_rows  # of several rows' features
         self.finish = finish
 
 
@@ -228,44 +237,58 @@ def _make_plan(signature: Any) -> Any:
         shapes.add(tuple(feature.shape))
     if len(shapes) != 1:
         return _NO_PLAN
-    run = _runtime_run(runtime) or run
-    return _Plan(next(iter(inputs)), tuple(spec), shapes == {()}, run, finish)
+    fast = _runtime_run(runtime)
+    rows = fast if fast is not None and _agrees(runtime, fast, 2) else run
+    return _Plan(next(iter(inputs)), tuple(spec), shapes == {()}, fast or run, rows, finish)
+
+
+MAX_FAST_EXAMPLES = 8  # past this many Examples the general parser, vectorized, is faster
 
 
 def fast_call(signature: Any, inputs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The signature's outputs for `inputs` when they are one serialized Example and the
-    signature parses plain float features (see the module docstring); None otherwise (call
-    the signature: the general path)."""
+    """The signature's outputs for `inputs` when they are 1 to `MAX_FAST_EXAMPLES` serialized
+    Examples (a request, or a small batch of them) and the signature parses plain float
+    features (see the module docstring); None otherwise (call the signature: the general
+    path)."""
     plan = _plan_of(signature)
     if plan is None or len(inputs) != 1:
         return None
     value = inputs.get(plan.input_name)
     if type(value) is np.ndarray:
-        if value.shape != (1,) or value.dtype != object:
+        if value.ndim != 1 or value.dtype != object:
             return None
-        serialized = value[0]
-    elif type(value) is list and len(value) == 1:
-        serialized = value[0]
+        examples = value.tolist()
+    elif type(value) is list:
+        examples = value
     else:
         return None
-    if type(serialized) is not bytes:
+    rows = len(examples)
+    if not 1 <= rows <= MAX_FAST_EXAMPLES:
         return None
     example = getattr(_local, "example", None)
     if example is None:
         example = _local.example = Example()
-    try:
-        example.ParseFromString(serialized)
-    except DecodeError:
-        return None
-    fmap = example.features.feature
     values = []
-    for key in plan.keys:
-        if key not in fmap:
+    for serialized in examples:
+        if type(serialized) is not bytes:
             return None
-        floats = fmap[key].float_list.value  # (empty when the feature is another kind)
-        if len(floats) != 1:
+        try:
+            example.ParseFromString(serialized)
+        except DecodeError:
             return None
-        values.append(floats[0])
-    row = torch.from_numpy(np.array(values, dtype=np.float32))
-    columns = row.split(1) if plan.scalar else row.reshape(1, -1).split(1, dim=1)
-    return plan.finish(plan.run(dict(zip(plan.keys, columns))))
+        fmap = example.features.feature
+        for key in plan.keys:
+            if key not in fmap:
+                return None
+            floats = fmap[key].float_list.value  # (empty when the feature is another kind)
+            if len(floats) != 1:
+                return None
+            values.append(floats[0])
+    matrix = torch.from_numpy(np.array(values, dtype=np.float32))
+    if rows == 1:
+        columns = matrix.split(1) if plan.scalar else matrix.reshape(1, -1).split(1, dim=1)
+        return plan.finish(plan.run(dict(zip(plan.keys, columns))))
+    columns = matrix.reshape(rows, -1).t().contiguous().unbind(0)  # one [rows] per feature
+    if not plan.scalar:
+        columns = [column.unsqueeze(1) for column in columns]
+    return plan.finish(plan.run_rows(dict(zip(plan.keys, columns))))

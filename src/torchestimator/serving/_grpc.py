@@ -14,7 +14,10 @@ from TF Serving's .proto files) calls:
                                                                 with a new --model_config_file)
 
 The messages are `_serving_protos`'; the services are registered with gRPC's
-generic handlers (no generated code). Failures are answered with TF
+generic handlers (no generated code) on a `grpc.aio` server, whose event loop
+runs in a thread of its own. A small call is answered on that loop (with
+`--enable_batching` it waits there for its batch, holding no thread), any
+other on a worker thread: see `PredictionApi._answer`. Failures are answered with TF
 Serving's status codes and a message saying what is wrong:
 INVALID_ARGUMENT (a malformed request, a wrong input), NOT_FOUND (an unknown
 model or version), FAILED_PRECONDITION (an unknown signature),
@@ -30,11 +33,14 @@ Predict outputs are written to the typed value fields (`float_val`,
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import GeneratorType
 from typing import Any
 
 import grpc
@@ -61,6 +67,7 @@ from torchestimator.serving._grpc_codec import (  # noqa: F401 - re-exported: im
     tensor_bytes,
     tensor_to_array,
 )
+from torchestimator.serving._inline import INLINE_BODY_BYTES, InlineCosts
 from torchestimator.serving._json_tensor import _check_shape, spec_dtype_name
 from torchestimator.serving._limits import (
     DEFAULT_MAX_QUEUE,
@@ -68,14 +75,18 @@ from torchestimator.serving._limits import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT_SECONDS,
 )
+from torchestimator.serving._model_calls import (
+    ModelCall,
+    Steps,
+    run_call,
+    run_steps,
+    run_steps_async,
+)
 from torchestimator.serving._rest import (
     _TF_DTYPES,
     CLASSIFY_METHOD,
     DEFAULT_SIGNATURE,
     REGRESS_METHOD,
-    _call,
-    _check_deadline,
-    _message,
 )
 from torchestimator.serving._versions import ModelVersions, Servable
 
@@ -97,7 +108,9 @@ class PredictionApi:
     A request with more than `max_rows` examples/rows (None: no limit) or whose answer
     would exceed `max_response_bytes` (None: no limit) is refused with RESOURCE_EXHAUSTED;
     a call runs until the client's deadline or `timeout_seconds` (None: no limit),
-    whichever comes first. `metrics` (a `_monitoring.Metrics`) counts every call.
+    whichever comes first. `metrics` (a `_monitoring.Metrics`) counts every call. Calls are
+    answered on the server's event loop or on `executor`'s threads (see `_answer`); with a
+    `batcher`, model calls are batched (with the REST side's).
     """
 
     def __init__(self, models: Mapping[str, ModelVersions], *,
@@ -105,8 +118,11 @@ class PredictionApi:
                  max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
                  max_message_bytes: int | None = None,
                  timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
-                 metrics: Any = None, batcher: Any = None):
+                 metrics: Any = None, batcher: Any = None,
+                 executor: ThreadPoolExecutor | None = None):
         self._models = models
+        self._executor = executor or ThreadPoolExecutor(thread_name_prefix="serving-grpc")
+        self._costs = InlineCosts()  # of each method
         self._batcher = batcher
         self._max_rows = max_rows
         self._max_response_bytes = max_response_bytes
@@ -117,49 +133,68 @@ class PredictionApi:
 
     # --------------------------------------------------------------------- plumbing
     def handlers(self) -> list[grpc.GenericRpcHandler]:
-        """gRPC generic handlers for PredictionService and ModelService."""
+        """gRPC generic handlers for PredictionService and ModelService, for a `grpc.aio`
+        server (see `_answer`)."""
         limit = self._max_message_bytes
 
-        def unary(method: Callable, request_type: Any) -> grpc.RpcMethodHandler:
+        def unary(api: str, method: Callable, request_type: Any) -> grpc.RpcMethodHandler:
             parse = request_type.FromString
 
-            def deserialize(data: bytes) -> Any:
+            def deserialize(data: bytes) -> tuple[Any, int]:
                 # the size and parse checks happen here, unparsed past the limit, and are
                 # answered (and counted) by `_answer`, not by gRPC's own refusal
                 if limit is not None and len(data) > limit:
-                    return _Refused(len(data))
+                    return _Refused(len(data)), len(data)
                 try:
-                    return parse(data)
+                    return parse(data), len(data)
                 except Exception as error:  # noqa: BLE001 - a DecodeError: answered, not raised
-                    return _Refused(len(data), f"{request_type.DESCRIPTOR.full_name}: {error}")
+                    return (_Refused(len(data), f"{request_type.DESCRIPTOR.full_name}: {error}"),
+                            len(data))
+
+            async def answer(parsed: tuple[Any, int], context: Any) -> Any:
+                return await self._answer(api, method, parsed[0], parsed[1], context)
 
             return grpc.unary_unary_rpc_method_handler(
-                method, request_deserializer=deserialize,
-                response_serializer=_serialize)
+                answer, request_deserializer=deserialize, response_serializer=_serialize)
 
-        def wrap(api: str, method: Callable) -> Callable:
-            return lambda request, context: self._answer(api, method, request, context)
+        def raw(api: str, method: Callable) -> grpc.RpcMethodHandler:
+            async def answer(data: bytes, context: Any) -> Any:  # raw bytes: never parsed
+                return await self._answer(api, method, data, len(data), context)
+
+            return grpc.unary_unary_rpc_method_handler(answer)
 
         prediction = {
-            "Predict": unary(wrap("predict", self.predict), pb.PredictRequest),
-            "Classify": unary(wrap("classify", self.classify), pb.ClassificationRequest),
-            "Regress": unary(wrap("regress", self.regress), pb.RegressionRequest),
-            "MultiInference": unary(wrap("multi_inference", self.multi_inference),
+            "Predict": unary("predict", self._predict_steps, pb.PredictRequest),
+            "Classify": unary("classify", self._classify_steps, pb.ClassificationRequest),
+            "Regress": unary("regress", self._regress_steps, pb.RegressionRequest),
+            "MultiInference": unary("multi_inference", self._multi_inference_steps,
                                     pb.MultiInferenceRequest),
-            "GetModelMetadata": unary(wrap("metadata", self.get_model_metadata),
+            "GetModelMetadata": unary("metadata", self.get_model_metadata,
                                       pb.GetModelMetadataRequest),
         }
         model = {
-            "GetModelStatus": unary(wrap("status", self.get_model_status),
-                                    pb.GetModelStatusRequest),
-            "HandleReloadConfigRequest": grpc.unary_unary_rpc_method_handler(
-                wrap("reload_config", self.reload_config)),  # raw bytes: never parsed
+            "GetModelStatus": unary("status", self.get_model_status, pb.GetModelStatusRequest),
+            "HandleReloadConfigRequest": raw("reload_config", self.reload_config),
         }
         return [grpc.method_handlers_generic_handler(PREDICTION_SERVICE, prediction),
                 grpc.method_handlers_generic_handler(MODEL_SERVICE, model)]
 
-    def _answer(self, api: str, method: Callable, request: Any,
-                context: grpc.ServicerContext) -> Any:
+    def _run_sync(self, method: Callable, request: Any, deadline: float | None) -> Any:
+        """The call's answer, computed on this thread (its model calls too)."""
+        result = method(request, deadline)
+        return run_steps(result, self._batcher) if isinstance(result, GeneratorType) else result
+
+    async def _run_alone(self, call: ModelCall) -> Any:
+        """A model call the batcher does not take, on a worker thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, run_call, call)
+
+    async def _answer(self, api: str, method: Callable, request: Any, size: int,
+                      context: Any) -> Any:
+        """Answers one call on the server's event loop, or aborts it with TF Serving's status
+        code. A small call (`INLINE_BODY_BYTES`) that names no version (which may load on
+        first use) is answered on the loop: with a batcher, its model calls wait for their
+        batch there without holding a thread; without, when this method's calls were
+        measured cheap (`InlineCosts`). Any other runs on a worker thread."""
         started = time.perf_counter()
         code, model = grpc.StatusCode.OK, _model_name(request)
         try:
@@ -168,20 +203,36 @@ class PredictionApi:
             remaining = context.time_remaining()
             limits = [t for t in (remaining, self._timeout) if t is not None]
             deadline = time.monotonic() + min(limits) if limits else None
-            return method(request, deadline)
+            small = size <= INLINE_BODY_BYTES and not _names_a_version(request)
+            if small and self._batcher is not None:
+                result = method(request, deadline)
+                if isinstance(result, GeneratorType):
+                    result = await run_steps_async(result, self._batcher, self._run_alone)
+                return result
+            if small and self._costs.cheap(api):
+                return self._costs.measure(api, self._run_sync, method, request, deadline)
+            loop = asyncio.get_running_loop()
+            if small:
+                return await loop.run_in_executor(self._executor, self._costs.measure, api,
+                                                  self._run_sync, method, request, deadline)
+            return await loop.run_in_executor(self._executor, self._run_sync, method, request,
+                                              deadline)
         except GrpcError as error:
             code, message = error.code, error.message
         except RequestError as error:
             code, message = _STATUS_CODES.get(error.status, grpc.StatusCode.UNKNOWN), error.message
+        except asyncio.CancelledError:  # the client cancelled the call, or went away
+            code = grpc.StatusCode.CANCELLED
+            raise
         except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
-            _LOG.exception("gRPC %s failed", api)
+            _LOG.error("gRPC %s failed", api, exc_info=error)
             code, message = grpc.StatusCode.INTERNAL, f"{type(error).__name__}: {error}"
         finally:
             if self._metrics is not None:
                 self._metrics.observe(model if model in self._models else "", api, "grpc",
                                       code.name if code != grpc.StatusCode.OK else "OK",
                                       time.perf_counter() - started)
-        context.abort(code, message)
+        await context.abort(code, message)
 
     @contextlib.contextmanager
     def _servable(self, spec: Any) -> Iterator[tuple[str, Servable]]:
@@ -208,18 +259,6 @@ class PredictionApi:
         with use(version, label) as servable:
             yield name, servable
 
-    def _run(self, servable: Servable, signature_name: str, signature: Any,
-             inputs: Mapping[str, Any], deadline: float | None) -> Mapping[str, Any]:
-        """Runs the signature on `inputs`, through the batcher when there is one."""
-        if self._batcher is None:
-            return _call(signature, inputs, deadline)
-        _check_deadline(deadline)
-        try:
-            return self._batcher.call(servable, signature_name, inputs, features=False,
-                                      deadline=deadline)
-        except (ValueError, TypeError, KeyError) as error:
-            raise RequestError(_message(error)) from None
-
     def _check_rows(self, rows: int, what: str) -> None:
         if self._max_rows is not None and rows > self._max_rows:
             raise GrpcError(
@@ -240,9 +279,13 @@ class PredictionApi:
 
     # ------------------------------------------------------------------------- calls
     def predict(self, request: Any, deadline: float | None = None) -> Any:
-        """PredictionService.Predict: runs a signature on the request's tensors."""
+        """PredictionService.Predict: runs a signature on the request's tensors; returns the
+        PredictResponse (its wire bytes)."""
+        return run_steps(self._predict_steps(request, deadline), self._batcher)
+
+    def _predict_steps(self, request: Any, deadline: float | None) -> Steps:
         with self._servable(request.model_spec) as (name, servable):
-            return self._predict(request, name, servable, deadline)
+            return (yield from self._predict(request, name, servable, deadline))
 
     def _plan(self, signature: Any) -> tuple[frozenset, dict[str, tuple[int, Any]]]:
         """(input names, input name -> (TensorProto dtype number, spec)) of a signature,
@@ -259,7 +302,7 @@ class PredictionApi:
         return plan[1], plan[2]
 
     def _predict(self, request: Any, name: str, servable: Servable,
-                 deadline: float | None) -> Any:
+                 deadline: float | None) -> Steps:
         signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
         signature = _signature(servable, signature_name, grpc.StatusCode.FAILED_PRECONDITION,
                                f'Serving signature key "{signature_name}" not found.')
@@ -294,37 +337,47 @@ class PredictionApi:
                 raise _invalid(f"output tensor alias not found in signature: {unknown[0]} "
                                "Outputs expected to be in the set "
                                f"{{{','.join(sorted(signature.outputs))}}}.")
-        outputs = self._run(servable, signature_name, signature, arrays, deadline)
+        outputs = yield ModelCall(servable, signature_name, signature, arrays, deadline)
         answer = predict_response_bytes(
             [(key, tensor_bytes(outputs[key])) for key in (filters or list(outputs))],
             name, servable.version, signature_name)
         return self._check_answer(answer)
 
     def classify(self, request: Any, deadline: float | None = None) -> Any:
-        """PredictionService.Classify: a classification signature on tf.Examples."""
-        signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
-        examples = self._examples(request.input)
-        with self._servable(request.model_spec) as (name, servable):
-            response = pb.ClassificationResponse()
-            _model_spec(response.model_spec, name, servable.version, signature_name)
-            self._run_task(servable, signature_name, CLASSIFY_METHOD, examples, deadline,
-                           response.result)
-        return self._check_answer(response)
+        """PredictionService.Classify: a classification signature on tf.Examples; returns the
+        ClassificationResponse."""
+        return run_steps(self._classify_steps(request, deadline), self._batcher)
+
+    def _classify_steps(self, request: Any, deadline: float | None) -> Steps:
+        return (yield from self._one_task(request, deadline, CLASSIFY_METHOD,
+                                          pb.ClassificationResponse()))
 
     def regress(self, request: Any, deadline: float | None = None) -> Any:
-        """PredictionService.Regress: a regression signature on tf.Examples."""
+        """PredictionService.Regress: a regression signature on tf.Examples; returns the
+        RegressionResponse."""
+        return run_steps(self._regress_steps(request, deadline), self._batcher)
+
+    def _regress_steps(self, request: Any, deadline: float | None) -> Steps:
+        return (yield from self._one_task(request, deadline, REGRESS_METHOD,
+                                          pb.RegressionResponse()))
+
+    def _one_task(self, request: Any, deadline: float | None, method_name: str,
+                  response: Any) -> Steps:
+        """Classify or Regress: `response` filled by the signature's run on the examples."""
         signature_name = request.model_spec.signature_name or DEFAULT_SIGNATURE
         examples = self._examples(request.input)
         with self._servable(request.model_spec) as (name, servable):
-            response = pb.RegressionResponse()
             _model_spec(response.model_spec, name, servable.version, signature_name)
-            self._run_task(servable, signature_name, REGRESS_METHOD, examples, deadline,
-                           response.result)
+            yield from self._run_task(servable, signature_name, method_name, examples,
+                                      deadline, response.result)
         return self._check_answer(response)
 
     def multi_inference(self, request: Any, deadline: float | None = None) -> Any:
         """PredictionService.MultiInference: several classify/regress signatures of one model
-        on the same tf.Examples."""
+        on the same tf.Examples; returns the MultiInferenceResponse."""
+        return run_steps(self._multi_inference_steps(request, deadline), self._batcher)
+
+    def _multi_inference_steps(self, request: Any, deadline: float | None) -> Steps:
         if not request.tasks:
             raise _invalid("MultiInferenceRequest has no tasks; give at least one InferenceTask")
         names = {task.model_spec.name for task in request.tasks}
@@ -358,8 +411,8 @@ class PredictionApi:
                             task.model_spec.signature_name)
                 target = (result.classification_result if task.method_name == CLASSIFY_METHOD
                           else result.regression_result)
-                self._run_task(servable, signature_name, task.method_name, examples, deadline,
-                               target, multi=True)
+                yield from self._run_task(servable, signature_name, task.method_name,
+                                          examples, deadline, target, multi=True)
         return self._check_answer(response)
 
     def get_model_metadata(self, request: Any, deadline: float | None = None) -> Any:
@@ -441,7 +494,7 @@ class PredictionApi:
 
     def _run_task(self, servable: Servable, signature_name: str, method_name: str,
                   examples: np.ndarray, deadline: float | None, result: Any,
-                  multi: bool = False) -> None:
+                  multi: bool = False) -> Steps:
         """Runs the classify/regress signature `signature_name` on `examples` into `result` (a
         ClassificationResult or RegressionResult)."""
         classify = method_name == CLASSIFY_METHOD
@@ -463,7 +516,8 @@ class PredictionApi:
             raise GrpcError(grpc.StatusCode.FAILED_PRECONDITION,
                             f"signature {signature_name!r} takes {names}, not one batch of "
                             "serialized tf.Examples")
-        outputs = self._run(servable, signature_name, signature, {names[0]: examples}, deadline)
+        outputs = yield ModelCall(servable, signature_name, signature, {names[0]: examples},
+                                  deadline)
         n = len(examples)
         if classify:
             _classification_result(outputs, n, result)
@@ -471,23 +525,85 @@ class PredictionApi:
             _regression_result(outputs, n, result)
 
 
+def _names_a_version(request: Any) -> bool:
+    """True when the request's model spec names a version or a label (such a version may be
+    loaded on its first call)."""
+    spec = getattr(request, "model_spec", None)
+    if spec is not None:
+        return spec.WhichOneof("version_choice") is not None
+    return any(task.model_spec.WhichOneof("version_choice") is not None
+               for task in getattr(request, "tasks", ()))
+
+
 # ----------------------------------------------------------------------------- server
+def _new_event_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop for the gRPC server's thread: uvloop's where it is installed (the
+    `serving` extra; it halves the server's own CPU per call), else asyncio's."""
+    try:
+        import uvloop  # lazy: optional extra (uvloop)
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
+class GrpcServer:
+    """A started `grpc.aio` server, running on an event loop of its own thread (so that it
+    serves beside any HTTP server). `stop(grace)` refuses new calls and lets those in flight
+    finish within `grace` seconds; the returned object's `wait()` waits for that."""
+
+    def __init__(self, server: Any, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
+                 executor: ThreadPoolExecutor):
+        self._server = server
+        self._loop = loop
+        self._thread = thread
+        self._executor = executor
+
+    def stop(self, grace: float | None) -> threading.Event:
+        """Stops the server (calls in flight get `grace` seconds); returns an Event set once
+        it has stopped and its thread has ended."""
+        stopped = threading.Event()
+        if not self._thread.is_alive():
+            stopped.set()
+            return stopped
+
+        async def stop_then_end() -> None:
+            try:
+                await self._server.stop(grace)
+            finally:
+                self._loop.stop()
+
+        def wait_for_the_thread() -> None:
+            self._thread.join()
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            stopped.set()
+
+        try:
+            asyncio.run_coroutine_threadsafe(stop_then_end(), self._loop)
+        except RuntimeError:  # the loop has ended already
+            pass
+        threading.Thread(target=wait_for_the_thread, daemon=True,
+                         name="serving-grpc-stop").start()
+        return stopped
+
+
 def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: int,
                       max_threads: int, max_message_bytes: int,
                       max_rows: int | None = DEFAULT_MAX_ROWS,
                       max_response_bytes: int | None = DEFAULT_MAX_RESPONSE_BYTES,
                       timeout_seconds: float | None = DEFAULT_TIMEOUT_SECONDS,
                       max_queue: int = DEFAULT_MAX_QUEUE, metrics: Any = None,
-                      batcher: Any = None, reuse_port: bool = False) -> grpc.Server:
+                      batcher: Any = None, reuse_port: bool = False) -> GrpcServer:
     """Starts TF Serving's gRPC API (PredictionService, ModelService) for `models` on
-    `host:port`; returns the started `grpc.Server` (`server.stop(grace)` refuses new calls and
-    lets those in flight finish within `grace` seconds).
+    `host:port`, on a `grpc.aio` server with an event loop of its own thread; returns the
+    started `GrpcServer` (`server.stop(grace).wait()` refuses new calls and lets those in
+    flight finish within `grace` seconds).
 
     Args:
         models: model name -> ModelVersions (loaded already; shared with the REST API).
         host: address to listen on (`0.0.0.0`: every interface).
         port: the gRPC port (TF Serving's `--port`, 8500 by default).
-        max_threads: calls answered at once.
+        max_threads: worker threads for the calls not answered on the event loop (large
+            ones, and those measured expensive).
         max_message_bytes: larger requests are refused with RESOURCE_EXHAUSTED, unparsed (the
             REST side's `--max_body_bytes`; TF Serving's gRPC max message size), by the
             handler (its message names the flag; counted in `metrics`) up to twice the limit
@@ -507,9 +623,10 @@ def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: i
     Raises:
         OSError naming the address when the port cannot be bound (in use, not permitted).
     """
+    executor = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="serving-grpc")
     api = PredictionApi(models, max_rows=max_rows, max_response_bytes=max_response_bytes,
                         max_message_bytes=max_message_bytes, timeout_seconds=timeout_seconds,
-                        metrics=metrics, batcher=batcher)
+                        metrics=metrics, batcher=batcher, executor=executor)
     # gRPC takes up to 2x the limit (at most 16 MiB more), so that the handler refuses a
     # larger request itself, naming the flag and counted in the metrics; past that gRPC does
     options = [("grpc.max_receive_message_length",
@@ -517,26 +634,52 @@ def start_grpc_server(models: Mapping[str, ModelVersions], *, host: str, port: i
                ("grpc.max_send_message_length",
                 -1 if max_response_bytes is None else max_response_bytes + 1024),
                ("grpc.so_reuseport", 1 if reuse_port else 0)]
-    server = grpc.server(ThreadPoolExecutor(max_workers=max_threads,
-                                            thread_name_prefix="serving-grpc"),
-                         handlers=api.handlers(), options=options,
-                         maximum_concurrent_rpcs=max_queue)
     address = f"[{host.strip('[]')}]:{port}" if ":" in host else f"{host or '0.0.0.0'}:{port}"
+    started: Future = Future()
+
+    async def start() -> Any:
+        server = grpc.aio.server(handlers=api.handlers(), options=options,
+                                 maximum_concurrent_rpcs=max_queue)
+        try:
+            bound = server.add_insecure_port(address)
+        except RuntimeError as error:
+            raise OSError(f"gRPC could not listen on {address} (--port={port}): {error}; the "
+                          "port is in use or not permitted: pass another --port (0: no gRPC)"
+                          ) from None
+        if not bound:
+            raise OSError(f"gRPC could not listen on {address} (--port={port}): the port is in "
+                          "use or not permitted; pass another --port (0: no gRPC)")
+        await server.start()
+        return server
+
+    def run() -> None:
+        loop = _new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            server = loop.run_until_complete(start())
+        except BaseException as error:  # noqa: BLE001 - handed to the starting thread
+            started.set_exception(error)
+            loop.close()
+            return
+        started.set_result(GrpcServer(server, loop, threading.current_thread(), executor))
+        try:
+            loop.run_forever()
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    threading.Thread(target=run, daemon=True, name="serving-grpc-loop").start()
     try:
-        bound = server.add_insecure_port(address)
-    except RuntimeError as error:
-        raise OSError(f"gRPC could not listen on {address} (--port={port}): {error}; the port is "
-                      "in use or not permitted: pass another --port (0: no gRPC)") from None
-    if not bound:
-        raise OSError(f"gRPC could not listen on {address} (--port={port}): the port is in use "
-                      "or not permitted; pass another --port (0: no gRPC)")
-    server.start()
+        server = started.result()
+    except BaseException:
+        executor.shutdown(wait=False)
+        raise
     _LOG.info("Running gRPC ModelServer at %s (%d threads)", address, max_threads)
     return server
 
 
 def start_from_settings(settings: Mapping[str, Any] | None, models: Mapping[str, ModelVersions],
-                        **limits: Any) -> grpc.Server | None:
+                        **limits: Any) -> GrpcServer | None:
     """Starts the gRPC server `serve` asked for, or returns None: `settings` is None or a dict
     with `port` (0: no gRPC), `host`, `reuse_port` and `optional` (True for the default port,
     taken when free: a port in use is then logged and gRPC left out rather than failing the

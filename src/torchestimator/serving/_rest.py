@@ -23,15 +23,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 import numpy as np
 
 from torchestimator.serving._errors import RequestError, not_found, shorten
 from torchestimator.serving._examples import examples_from_json
-from torchestimator.serving._fast_call import fast_call
 from torchestimator.serving._features import check_columns, feature_columns
 from torchestimator.serving._json_out import columnar_json, row_json, too_large
 from torchestimator.serving._json_tensor import (
@@ -43,6 +41,13 @@ from torchestimator.serving._json_tensor import (
     to_numpy,
 )
 from torchestimator.serving._limits import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_MAX_ROWS
+from torchestimator.serving._model_calls import (
+    ModelCall,
+    RunAlone,
+    check_deadline,
+    run_steps,
+    run_steps_async,
+)
 from torchestimator.serving._versions import ModelRegistry, ModelVersions, Servable
 
 _LOG = logging.getLogger("torchestimator.serving")
@@ -87,23 +92,33 @@ class RestApi:
     # ------------------------------------------------------------------------ dispatch
     def handle(self, method: str, path: str, body: bytes,
                deadline: float | None = None) -> tuple[int, bytes]:
-        """Answers one request: returns (HTTP status, JSON body bytes). Past `deadline` (a
-        `time.monotonic()` value) the work stops at its next step with a 504."""
+        """Answers one request on this thread: returns (HTTP status, JSON body bytes). Past
+        `deadline` (a `time.monotonic()` value) the work stops at its next step with a 504."""
         try:
-            _check_deadline(deadline)
-            status, payload = 200, self._dispatch(method.upper(), path, body, deadline)
-        except RequestError as error:
-            status, payload = error.status, {"error": error.message}
+            check_deadline(deadline)
+            payload = run_steps(self._dispatch(method.upper(), path, body, deadline),
+                                self._batcher)
         except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
-            _LOG.exception("Request %s %s failed", method, path)
-            status, payload = 500, {"error": f"Internal error: {type(error).__name__}: {error}"}
-        if isinstance(payload, bytes):
-            return status, payload
-        text = json.dumps(payload, allow_nan=True, ensure_ascii=False)
-        return status, text.encode("utf-8", "backslashreplace")
+            return _failure(method, path, error)
+        return 200, _json_bytes(payload)
+
+    async def handle_async(self, method: str, path: str, body: bytes, deadline: float | None,
+                           run_alone: RunAlone) -> tuple[int, bytes]:
+        """`handle` on the running event loop, for a small request: its model calls wait for
+        their batch without holding a thread (`Batcher.submit`), and a call the batcher does
+        not take (or any, without a batcher) is awaited from `run_alone`."""
+        try:
+            check_deadline(deadline)
+            payload = await run_steps_async(self._dispatch(method.upper(), path, body, deadline),
+                                            self._batcher, run_alone)
+        except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
+            return _failure(method, path, error)
+        return 200, _json_bytes(payload)
 
     def _dispatch(self, method: str, path: str, body: bytes,
-                  deadline: float | None = None) -> dict | bytes:
+                  deadline: float | None = None) -> Generator[ModelCall, Any, dict | bytes]:
+        """The request's answer (a JSON-able dict, or JSON bytes), as a generator of the model
+        calls it needs (see `_model_calls`)."""
         prediction = _PREDICTION.fullmatch(path)
         status = None if prediction else _STATUS.fullmatch(path)
         if prediction is not None:
@@ -115,11 +130,12 @@ class RestApi:
             # (held until answered: a version being replaced is unloaded after its requests)
             with self._model(name, _version(version)).use(_version(version), label) as servable:
                 document = _parse_json(body)
-                _check_deadline(deadline)
+                check_deadline(deadline)
                 verb = verb.lower()
                 if verb == "predict":
-                    return self._predict(servable, document, deadline)
-                return self._classify_or_regress(servable, document, verb, deadline)
+                    return (yield from self._predict(servable, document, deadline))
+                return (yield from self._classify_or_regress(servable, document, verb,
+                                                             deadline))
         if status is not None:
             name, version, label, metadata = status.groups()
             if method != "GET":
@@ -156,20 +172,6 @@ class RestApi:
             version = models.label_version(label)
         return models.get(version)
 
-    def _run(self, servable: Servable, signature_name: str, signature: Any,
-             inputs: Mapping[str, Any], deadline: float | None,
-             features: bool = False) -> Mapping[str, Any]:
-        """Runs the signature on `inputs` (arrays; with `features`, parsed-feature columns),
-        through the batcher when there is one."""
-        if self._batcher is None:
-            return (_call_features if features else _call)(signature, inputs, deadline)
-        _check_deadline(deadline)
-        try:
-            return self._batcher.call(servable, signature_name, inputs, features=features,
-                                      deadline=deadline)
-        except (ValueError, TypeError, KeyError) as error:
-            raise RequestError(_message(error)) from None
-
     def _check_rows(self, rows: int, what: str) -> None:
         """413 when a request holds more than max_rows rows."""
         if self._max_rows is not None and rows > self._max_rows:
@@ -188,7 +190,7 @@ class RestApi:
 
     # ------------------------------------------------------------------------- predict
     def _predict(self, servable: Servable, document: dict,
-                 deadline: float | None = None) -> bytes:
+                 deadline: float | None = None) -> Generator[ModelCall, Any, bytes]:
         signature_name = _signature_name(document)
         signature = servable.signature(signature_name)
         has_instances, has_inputs = "instances" in document, "inputs" in document
@@ -213,23 +215,23 @@ class RestApi:
             if _is_object(first) and self._takes_features(servable, signature, first):
                 columns = feature_columns(instances, None, servable.feature_spec, "instances",
                                           strict=True)
-                outputs = self._run(servable, signature_name, signature, columns, deadline,
-                                    features=True)
+                outputs = yield ModelCall(servable, signature_name, signature, columns,
+                                          deadline, True)
             else:
                 arrays = _instances_to_arrays(instances, names, signature.inputs)
-                outputs = self._run(servable, signature_name, signature, arrays, deadline)
-            _check_deadline(deadline)
+                outputs = yield ModelCall(servable, signature_name, signature, arrays, deadline)
+            check_deadline(deadline)
             return row_json(outputs, self._max_response_bytes)
         inputs = document["inputs"]
         self._check_rows(_columnar_rows(inputs), "rows in 'inputs'")
         if _is_object(inputs) and self._takes_features(servable, signature, inputs):
             check_columns(inputs, servable.feature_spec)
-            outputs = self._run(servable, signature_name, signature, inputs, deadline,
-                                features=True)
+            outputs = yield ModelCall(servable, signature_name, signature, inputs, deadline,
+                                      True)
         else:
             arrays = _inputs_to_arrays(inputs, names, signature.inputs)
-            outputs = self._run(servable, signature_name, signature, arrays, deadline)
-        _check_deadline(deadline)
+            outputs = yield ModelCall(servable, signature_name, signature, arrays, deadline)
+        check_deadline(deadline)
         return columnar_json(outputs, self._max_response_bytes)
 
     @staticmethod
@@ -240,7 +242,8 @@ class RestApi:
 
     # --------------------------------------------------------------- classify, regress
     def _classify_or_regress(self, servable: Servable, document: dict, verb: str,
-                             deadline: float | None = None) -> bytes:
+                             deadline: float | None = None
+                             ) -> Generator[ModelCall, Any, bytes]:
         name = _signature_name(document)
         signature = servable.signature(name)
         expected = CLASSIFY_METHOD if verb == "classify" else REGRESS_METHOD
@@ -267,11 +270,12 @@ class RestApi:
         if servable.feature_spec is not None:
             columns = feature_columns(examples, context, servable.feature_spec, "examples",
                                       strict=False)
-            outputs = self._run(servable, name, signature, columns, deadline, features=True)
+            outputs = yield ModelCall(servable, name, signature, columns, deadline, True)
         else:
-            outputs = self._run(servable, name, signature,
-                                _serialized_examples(signature, examples, context), deadline)
-        _check_deadline(deadline)
+            outputs = yield ModelCall(servable, name, signature,
+                                      _serialized_examples(signature, examples, context),
+                                      deadline)
+        check_deadline(deadline)
         if verb == "classify":
             return self._check_answer({"results": _classification_results(outputs,
                                                                           len(examples))})
@@ -279,6 +283,22 @@ class RestApi:
 
 
 # --------------------------------------------------------------------------- helpers
+def _failure(method: str, path: str, error: Exception) -> tuple[int, bytes]:
+    """The answer to a request that failed: a RequestError's status and message; any other
+    error is logged and answered 500."""
+    if isinstance(error, RequestError):
+        return error.status, _json_bytes({"error": error.message})
+    _LOG.error("Request %s %s failed", method, path, exc_info=error)
+    return 500, _json_bytes({"error": f"Internal error: {type(error).__name__}: {error}"})
+
+
+def _json_bytes(payload: dict | bytes) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    return json.dumps(payload, allow_nan=True, ensure_ascii=False).encode(
+        "utf-8", "backslashreplace")
+
+
 def _metadata(name: str, servable: Servable) -> dict:
     """TF Serving's GetModelMetadataResponse: the model spec and every signature def."""
     signature_def = {
@@ -473,14 +493,6 @@ def _inputs_to_arrays(inputs: Any, names: list[str], specs: Mapping[str, Any]
     return {n: decode_input(inputs[n], n, specs[n]) for n in names}
 
 
-def _check_deadline(deadline: float | None) -> None:
-    """A 504 RequestError once `deadline` (time.monotonic) has passed: the client has been
-    answered 504 already, so the request's remaining work is skipped."""
-    if deadline is not None and time.monotonic() > deadline:
-        raise RequestError("Request timed out (--rest_api_timeout_in_ms); its work was stopped",
-                           504)
-
-
 def _columnar_rows(inputs: Any) -> int:
     """The number of rows in a columnar `inputs` value: the longest leading dimension."""
     if isinstance(inputs, list):
@@ -488,30 +500,6 @@ def _columnar_rows(inputs: Any) -> int:
     if _is_object(inputs):
         return max((len(v) for v in inputs.values() if isinstance(v, list)), default=0)
     return 0
-
-
-def _call(signature: Any, arrays: Mapping[str, Any],
-          deadline: float | None = None) -> Mapping[str, Any]:
-    _check_deadline(deadline)
-    try:
-        outputs = fast_call(signature, arrays)  # (None: not one plain Example; the general path)
-        return signature(**arrays) if outputs is None else outputs
-    except (ValueError, TypeError, KeyError) as error:
-        raise RequestError(_message(error)) from None
-
-
-def _call_features(signature: Any, features: Mapping[str, Any],
-                   deadline: float | None = None) -> Mapping[str, Any]:
-    _check_deadline(deadline)
-    try:
-        return signature.call_on_features(features)
-    except (ValueError, TypeError, KeyError) as error:
-        raise RequestError(_message(error)) from None
-
-
-def _message(error: BaseException) -> str:
-    text = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
-    return text or type(error).__name__
 
 
 def _serialized_examples(signature: Any, examples: list, context: Any) -> dict[str, np.ndarray]:

@@ -95,8 +95,9 @@ def create_app(model_name: str = "default", model_base_path: str | os.PathLike |
             Serving's defaults without one; `--batching_parameters_file`).
         num_threads: threads that parse requests and run the model (default
             `default_num_threads()`; with `enable_batching`, at least `max_batch_size` x
-            `num_batch_threads`, at most 256, so that a batch can fill: a request waits for
-            its batch on its thread).
+            `num_batch_threads`, at most 256, so that a batch can fill: a request answered on
+            a thread (a large body, a path naming a version) waits for its batch there, where
+            a small one waits on the event loop, holding no thread).
         max_body_bytes: larger request bodies are refused with 413, unread
             (default 64 MiB; `--max_body_bytes`).
         timeout_seconds: a request not answered by then gets 504 and its work
@@ -143,8 +144,8 @@ def create_app(model_name: str = "default", model_base_path: str | os.PathLike |
         enable_batching=enable_batching, batching_parameters_file=batching_parameters_file)
     if not num_threads:
         num_threads = default_num_threads()
-        if batcher is not None:  # requests wait for their batch on a thread: enough threads to
-            # fill each batch thread's batch, else batches hold as many requests as threads
+        if batcher is not None:  # a request answered on a thread (large, naming a version)
+            # waits for its batch there: enough threads to fill each batch thread's batch
             params = batcher.params
             num_threads = max(num_threads, min(_MAX_BATCHING_THREADS,
                                                params.max_batch_size * params.num_batch_threads))
