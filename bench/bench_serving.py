@@ -24,7 +24,8 @@
    PredictionService/Predict with a DT_STRING TensorProto) at 1, 16 and 64
    concurrent keep-alive clients (`--grpc_clients`), against, in one run:
    a bare ASGI app on the server's own HTTP stack answering a constant JSON
-   (the HTTP stack's ceiling), `serve` (REST and gRPC), `serve
+   (the HTTP stack's ceiling) and a bare grpc.aio server answering a constant
+   PredictResponse (the gRPC stack's), `serve` (REST and gRPC), `serve
    --enable_batching` (max_batch_size `--max_batch_size`, batch_timeout_micros
    `--batch_timeout_micros`, one batch thread; REST and gRPC; one server per
    timeout when several are given: a batch holds the requests that arrive
@@ -449,11 +450,57 @@ def run_load(protocol: str, port: int, request: bytes, clients: int, seconds: fl
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def bare_asgi_server(port: int) -> None:
+def bare_grpc_server(port: int) -> None:
+    """A bare `grpc.aio` server answering PredictionService/Predict with a constant
+    PredictResponse of the Iris classifier's outputs, on an event loop of its own thread as
+    `serve` runs gRPC: the gRPC stack's ceiling."""
+    import threading
+
+    import grpc
+
+    from torchestimator.serving import _grpc
+    from torchestimator.serving import _serving_protos as pb
+
+    response = pb.PredictResponse()
+    response.model_spec.name = "iris"
+    for key, value in {"logits": np.zeros((1, 3), np.float32),
+                       "probabilities": np.zeros((1, 3), np.float32),
+                       "class_ids": np.zeros((1, 1), np.int64),
+                       "classes": np.array([[b"2"]], dtype=object),
+                       "all_class_ids": np.zeros((1, 3), np.int32),
+                       "all_classes": np.array([[b"0", b"1", b"2"]], dtype=object)}.items():
+        _grpc.array_to_tensor(value, response.outputs[key])
+    answer = response.SerializeToString()
+
+    async def predict(request, context):
+        return answer
+
+    async def main():
+        handler = grpc.unary_unary_rpc_method_handler(
+            predict, request_deserializer=pb.PredictRequest.FromString,
+            response_serializer=lambda data: data)
+        server = grpc.aio.server(handlers=[grpc.method_handlers_generic_handler(
+            _grpc.PREDICTION_SERVICE, {"Predict": handler})])
+        server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        await server.wait_for_termination()
+
+    def run():
+        loop = _grpc._new_event_loop()
+        loop.run_until_complete(main())
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def bare_asgi_server(port: int, grpc_port: int = 0) -> None:
     """`torchestimator serve`'s HTTP stack (uvicorn with the server's protocol, limits and
     options) with the app replaced by a bare ASGI app answering a constant JSON (a :predict
-    answer of the Iris classifier's size): the HTTP stack's ceiling."""
+    answer of the Iris classifier's size): the HTTP stack's ceiling; and with `grpc_port`
+    `bare_grpc_server` there."""
     from torchestimator.serving import _server
+
+    if grpc_port:
+        bare_grpc_server(grpc_port)
 
     answer = json.dumps({"predictions": [{
         "logits": [0.1, -0.2, 0.3], "probabilities": [0.3, 0.3, 0.4], "class_ids": [2],
@@ -549,7 +596,7 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
 
     serve = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
              "--model_name", "iris", "--model_base_path", base, "--log_level", "warning"]
-    servers = [("bare ASGI", "bare", [sys.executable, __file__, "--_bare_asgi"], ["rest"])]
+    servers = [("bare ", "bare", [sys.executable, __file__, "--_bare_asgi"], ["rest", "grpc"])]
     servers.append(("", "serve", serve + extra, ["rest", "grpc"]))
     for timeout in batch_timeouts:
         servers.append((_batched(timeout, batch_timeouts), "serve",
@@ -570,7 +617,7 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
     for label, kind, command, protocols in servers:
         port, grpc_port = free_port(), free_port()
         if kind == "bare":
-            command = command + [str(port)]
+            command = command + [str(port), str(grpc_port)]
         else:
             command = command + ["--rest_api_port", str(port), "--port", str(grpc_port)]
         server = start_process(command, port)
@@ -579,7 +626,7 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
                 for protocol in protocols:
                     name = label + ("REST" if protocol == "rest" else "gRPC")
                     if kind == "bare":
-                        name = label
+                        name = label + ("ASGI" if protocol == "rest" else "gRPC")
                     figures = run_load(protocol, grpc_port if protocol == "grpc" else port,
                                        grpc_request if protocol == "grpc" else rest_request,
                                        clients, seconds, server.pid)
@@ -600,7 +647,8 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
         rps = {name: results[(name, c)]["requests/s"] for (name, c) in results if c == clients}
         rest, grpc_, bare = rps["REST"], rps["gRPC"], rps["bare ASGI"]
         print(f"  {clients:>3} clients: REST/bare ASGI = {rest / bare:.2f} (goal >= 0.5); "
-              f"gRPC/REST = {grpc_ / rest:.2f} (goal >= 1.5)")
+              f"gRPC/REST = {grpc_ / rest:.2f} (goal >= 1.5); bare gRPC/bare ASGI = "
+              f"{rps['bare gRPC'] / bare:.2f}; gRPC/bare gRPC = {grpc_ / rps['bare gRPC']:.2f}")
     top = max(client_counts)
     for timeout in batch_timeouts:
         for protocol in ("REST", "gRPC"):
@@ -623,7 +671,7 @@ def main() -> None:
         noop_model_server(sys.argv[2:])
         return
     if sys.argv[1:2] == ["--_bare_asgi"]:
-        bare_asgi_server(int(sys.argv[2]))
+        bare_asgi_server(*map(int, sys.argv[2:4]))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=10.0)

@@ -154,3 +154,22 @@ def serialized_examples(rows: list[dict[str, Any]]) -> list[bytes]:
 def load(path: str) -> Any:
     """`tf.saved_model.load(path)`."""
     return tf.saved_model.load(path)
+
+
+async def asgi_request(app: Any, path: str, body: bytes, method: str = "POST"
+                       ) -> tuple[int, bytes]:
+    """One request through the ASGI `app`, in process on the running event loop: (HTTP
+    status, body)."""
+    sent: list = []
+    messages = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": method, "path": path,
+             "headers": [(b"content-length", str(len(body)).encode())]}
+    await app(scope, receive, send)
+    return sent[0]["status"], sent[1]["body"]

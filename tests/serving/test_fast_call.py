@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 import torch
-from tests.serving._serving_testlib import IRIS, IRIS_ROWS, serialized_examples
+from tests.serving._serving_testlib import IRIS, IRIS_ROWS, asgi_request, serialized_examples
 
 import torchestimator as tf
 from torchestimator.serving import _app, _fast_call
@@ -135,19 +135,7 @@ def app(exports):
 
 
 def _call(app: RestApp, path: str, body: bytes, method: str = "POST") -> tuple[int, bytes]:
-    sent: list = []
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive():
-        return messages.pop(0)
-
-    async def send(message):
-        sent.append(message)
-
-    scope = {"type": "http", "method": method, "path": path,
-             "headers": [(b"content-length", str(len(body)).encode())]}
-    asyncio.run(app(scope, receive, send))
-    return sent[0]["status"], sent[1]["body"]
+    return asyncio.run(asgi_request(app, path, body, method))
 
 
 def test_measured_cheap_requests_run_on_the_event_loop_with_the_same_answers(app, monkeypatch):

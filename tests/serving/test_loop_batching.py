@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 import numpy as np
 import pytest
-from _serving_testlib import IRIS_ROWS, free_port, load, serialized_examples
+from _serving_testlib import IRIS_ROWS, asgi_request, free_port, load, serialized_examples
 
 from torchestimator.serving import _model_calls
 from torchestimator.serving import _serving_protos as pb
@@ -54,23 +54,7 @@ def counted(monkeypatch):
 
 
 def _rest_call(app: RestApp, path: str, body: bytes, method: str = "POST"):
-    """One request through the ASGI app, on the running loop: (status, body)."""
-    sent: list = []
-    messages = [{"type": "http.request", "body": body, "more_body": False}]
-
-    async def receive():
-        return messages.pop(0)
-
-    async def send(message):
-        sent.append(message)
-
-    async def run():
-        scope = {"type": "http", "method": method, "path": path,
-                 "headers": [(b"content-length", str(len(body)).encode())]}
-        await app(scope, receive, send)
-        return sent[0]["status"], sent[1]["body"]
-
-    return run()
+    return asgi_request(app, path, body, method)
 
 
 def _body(row: dict) -> bytes:
