@@ -98,6 +98,42 @@ def test_rest_requests_on_one_thread_fill_one_batch(models, counted):
         executor.shutdown()
 
 
+def test_rest_classify_and_status_through_the_loop_with_a_batcher(models, counted):
+    """:classify (features parsed from JSON Examples: call_on_features), and the status and
+    metadata GETs, answered on the loop with a batcher as without one."""
+    batcher = Batcher(BatchingParameters(max_batch_size=16, batch_timeout_micros=1_000,
+                                         num_batch_threads=1))
+    executor = ThreadPoolExecutor(1)
+    app = RestApp(RestApi({"iris": models}, batcher=batcher), executor, 1 << 20,
+                  timeout_seconds=30)
+    alone = RestApi({"iris": models})
+    body = json.dumps({"signature_name": "classification", "examples": IRIS_ROWS}).encode()
+
+    async def together():
+        return await asyncio.gather(
+            _rest_call(app, "/v1/models/iris:classify", body),
+            _rest_call(app, "/v1/models/iris:classify", body),
+            _rest_call(app, "/v1/models/iris", b"", "GET"),
+            _rest_call(app, "/v1/models/iris/metadata", b"", "GET"))
+
+    want = json.loads(alone.handle("POST", "/v1/models/iris:classify", body)[1])
+    counted.clear()
+    try:
+        first, second, status, metadata = asyncio.run(together())
+        for got in (first, second):
+            assert got[0] == 200, got
+            for row, want_row in zip(json.loads(got[1])["results"], want["results"]):
+                assert [label for label, _ in row] == [label for label, _ in want_row]
+                np.testing.assert_allclose([s for _, s in row], [s for _, s in want_row],
+                                           rtol=1e-5, atol=1e-6)
+        assert [n for n, _ in counted] == [6]  # both :classify in one call of 3 + 3 rows
+        assert status == (200, alone.handle("GET", "/v1/models/iris", b"")[1])
+        assert metadata == (200, alone.handle("GET", "/v1/models/iris/metadata", b"")[1])
+    finally:
+        batcher.stop()
+        executor.shutdown()
+
+
 def test_rest_errors_timeouts_and_requests_the_batcher_does_not_take(models, counted):
     batcher = Batcher(BatchingParameters(max_batch_size=2, batch_timeout_micros=5_000_000,
                                          num_batch_threads=1))
