@@ -36,7 +36,7 @@ class _Runtime:
         self.receiver = ReceiverSpec.from_json(document["receiver"])
         program = _program.program_of_export(directory, graph, tensors)
         self.program = program
-        self._forward, self.feature_names, self._output_names = _flat_forward(program)
+        self._forward, self.feature_names, self.output_names = _flat_forward(program)
         self.layers = []
         stored = sum(t.numel() for t in tensors.values())
         for entry in document.get("preprocessing", []):
@@ -81,7 +81,7 @@ class _Runtime:
                     flat.append(output)
                 else:
                     flat.extend(pytree.tree_leaves(output))
-            return dict(zip(self._output_names, self._forward(*flat)))
+            return dict(zip(self.output_names, self._forward(*flat)))
 
 
 def _flat_forward(program: torch.export.ExportedProgram) -> tuple[Any, list[str], list[str]]:

@@ -125,18 +125,6 @@ def program_runner(program: Any) -> Any:
     return namespace["run"]
 
 
-def _output_names(program: Any) -> list[str] | None:
-    """The program's flat outputs' names (its outputs are a dict of name -> tensor)."""
-    out_spec = program.call_spec.out_spec
-    positions = pytree.tree_unflatten(list(range(out_spec.num_leaves)), out_spec)
-    if not isinstance(positions, dict):
-        return None
-    names = [""] * out_spec.num_leaves
-    for name, index in positions.items():
-        names[index] = name
-    return names
-
-
 def _runtime_run(runtime: Any) -> Any:
     """A function of the parsed features returning the program's outputs by name, as
     `runtime.run` does (its batch checks aside: the fast path's features are one row), with
@@ -148,8 +136,8 @@ def _runtime_run(runtime: Any) -> Any:
     if program is None or not isinstance(feature_names, list) or not isinstance(layers, list):
         return None
     runner = program_runner(program)
-    names = _output_names(program)
-    if runner is None or names is None:
+    names = getattr(runtime, "output_names", None)  # (the program's flat outputs' names)
+    if runner is None or not isinstance(names, list):
         return None
     feature_names, layers = tuple(feature_names), tuple(layers)
     leaves = pytree.tree_leaves
