@@ -39,8 +39,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import torch
 
 from torchestimator.serving._errors import RequestError
+from torchestimator.serving._json_tensor import to_numpy
 from torchestimator.serving._model_calls import call_signature
 from torchestimator.serving._model_config import BatchingParameters
 
@@ -181,7 +183,11 @@ def _merge(tasks: list[_Task], padded: int, features: bool) -> dict[str, Any]:
 
 def _split(outputs: Mapping[str, Any], tasks: list[_Task], padded: int) -> None:
     """Gives each task its rows of every output whose first dimension is the batch's (an
-    output of another shape goes whole to every task)."""
+    output of another shape goes whole to every task). Tensors are read into numpy once per
+    batch (as the answers are written from numpy): a numpy slice costs a fraction of a tensor
+    slice, and each request's answer no longer converts its own."""
+    outputs = {key: to_numpy(value) if isinstance(value, torch.Tensor) else value
+               for key, value in outputs.items()}
     start = 0
     for task in tasks:
         end = start + task.rows

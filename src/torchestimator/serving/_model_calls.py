@@ -90,22 +90,34 @@ def run_call(call: ModelCall, batcher: Any = None) -> Mapping[str, Any]:
         raise RequestError(error_message(error)) from None
 
 
+class _Returned(NamedTuple):
+    """What a handler's generator returned (it asks for no more calls)."""
+
+    value: Any
+
+
+def _resume(steps: Steps, value: Any, error: BaseException | None) -> ModelCall | _Returned:
+    """Resumes a handler's generator with its last call's outputs (`value`), or with that
+    call's `error` raised where it yielded: returns its next `ModelCall`, or `_Returned`."""
+    try:
+        return steps.send(value) if error is None else steps.throw(error)
+    except StopIteration as stop:
+        return _Returned(stop.value)
+
+
 def run_steps(steps: Steps, batcher: Any = None) -> Any:
     """Drives a handler's generator on this thread, answering each `ModelCall` with
     `run_call`; returns what the handler returns (raises what it raises)."""
     with contextlib.closing(steps):
-        value: Any = None
-        error: BaseException | None = None
-        while True:
+        step = _resume(steps, None, None)
+        while type(step) is not _Returned:
             try:
-                call = steps.send(value) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            value = error = None
-            try:
-                value = run_call(call, batcher)
+                outputs = run_call(step, batcher)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded
-                error = failure
+                step = _resume(steps, None, failure)
+            else:
+                step = _resume(steps, outputs, None)
+        return step.value
 
 
 RunAlone = Callable[[ModelCall], Awaitable[Mapping[str, Any]]]
@@ -117,22 +129,25 @@ async def run_steps_async(steps: Steps, batcher: Any, run_alone: RunAlone) -> An
     Returns what the handler returns (raises what it raises). The handler's own work runs
     on the loop: give it small requests only."""
     with contextlib.closing(steps):
-        value: Any = None
-        error: BaseException | None = None
-        while True:
+        step = _resume(steps, None, None)
+        while type(step) is not _Returned:
             try:
-                call = steps.send(value) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            value = error = None
-            try:
-                future = None
-                if batcher is not None:
-                    check_deadline(call.deadline)
-                    future = batcher.submit(call.servable, call.signature_name, call.inputs,
-                                            features=call.features, deadline=call.deadline)
-                value = await (run_alone(call) if future is None else future)
-            except (ValueError, TypeError, KeyError) as failure:
-                error = RequestError(error_message(failure))
+                outputs = await _run_on_loop(step, batcher, run_alone)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded
-                error = failure
+                step = _resume(steps, None, failure)
+            else:
+                step = _resume(steps, outputs, None)
+        return step.value
+
+
+async def _run_on_loop(call: ModelCall, batcher: Any, run_alone: RunAlone) -> Mapping[str, Any]:
+    """The outputs of `call`: awaited from its batch, or from `run_alone`."""
+    future = None
+    if batcher is not None:
+        check_deadline(call.deadline)
+        future = batcher.submit(call.servable, call.signature_name, call.inputs,
+                                features=call.features, deadline=call.deadline)
+    try:
+        return await (run_alone(call) if future is None else future)
+    except (ValueError, TypeError, KeyError) as error:
+        raise RequestError(error_message(error)) from None
