@@ -47,8 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="gRPC port: TF Serving's PredictionService and ModelService (default 8500, left "
         "out with a warning when in use; 0: no gRPC)")
     add("--grpc_max_threads", type=int, default=0,
-        help="threads answering gRPC calls: the gRPC server's thread pool (default 0: as many "
-        "as --rest_api_num_threads)")
+        help="threads answering the gRPC calls that do not run on the gRPC server's event "
+        "loop (large ones, those naming a version, those measured expensive) (default 0: as "
+        "many as --rest_api_num_threads)")
     add("--monitoring_config_file", help="TF Serving's text-format MonitoringConfig: with "
         "prometheus_config { enable: true, path: \"/monitoring/prometheus/metrics\" } that "
         "REST path answers Prometheus metrics")
