@@ -156,6 +156,22 @@ def test_measured_cheap_requests_run_on_the_event_loop_with_the_same_answers(app
     assert not app._inline("POST", "/v1/models/iris/versions/2:predict", bodies[0])
     assert not app._inline("POST", path, b" " * (_app.INLINE_BODY_BYTES + 1))
     assert not app._inline("POST", "/v1/models/iris:classify", bodies[0])
+    # more rows to the same path: another size class, measured on its own; expensive ones
+    # (here made to burn 4 ms) leave the path's small requests on the loop
+    bigger = json.dumps({"signature_name": "predict", "instances": IRIS_ROWS * 20}).encode()
+    assert len(bigger).bit_length() != len(bodies[0]).bit_length()
+    assert not app._inline("POST", path, bigger)
+
+    def slow(*args):
+        start = time.thread_time()
+        while time.thread_time() - start < 4 * _app.INLINE_CPU_SECONDS:
+            pass
+        return handle(*args)
+
+    monkeypatch.setattr(app._api, "handle", slow)
+    assert _call(app, path, bigger)[0] == 200
+    assert not app._inline("POST", path, bigger)
+    assert app._inline("POST", path, bodies[0])
 
 
 def _loop_running() -> bool:

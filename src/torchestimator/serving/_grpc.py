@@ -122,7 +122,7 @@ class PredictionApi:
                  executor: ThreadPoolExecutor | None = None):
         self._models = models
         self._executor = executor or ThreadPoolExecutor(thread_name_prefix="serving-grpc")
-        self._costs = InlineCosts()  # of each method
+        self._costs = InlineCosts()  # of (method, request size class)
         self._batcher = batcher
         self._max_rows = max_rows
         self._max_response_bytes = max_response_bytes
@@ -209,11 +209,12 @@ class PredictionApi:
                 if isinstance(result, GeneratorType):
                     result = await run_steps_async(result, self._batcher, self._run_alone)
                 return result
-            if small and self._costs.cheap(api):
-                return self._costs.measure(api, self._run_sync, method, request, deadline)
+            kind = (api, size.bit_length())  # (more rows in a request: another kind)
+            if small and self._costs.cheap(kind):
+                return self._costs.measure(kind, self._run_sync, method, request, deadline)
             loop = asyncio.get_running_loop()
             if small:
-                return await loop.run_in_executor(self._executor, self._costs.measure, api,
+                return await loop.run_in_executor(self._executor, self._costs.measure, kind,
                                                   self._run_sync, method, request, deadline)
             return await loop.run_in_executor(self._executor, self._run_sync, method, request,
                                               deadline)

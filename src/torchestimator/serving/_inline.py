@@ -5,7 +5,8 @@ A hop to a worker thread and back costs more than a small `:predict` of a
 small model, and the interpreter lock runs the two one at a time anyway; but
 a request answered on the loop holds up every other connection while it runs.
 So the REST app and the gRPC server measure the CPU time of each kind of
-request (a REST method and path, a gRPC method) and answer on the loop only
+request (a REST method and path, a gRPC method, each with its size class: the
+body's length to a power of two) and answer on the loop only
 the kinds whose least CPU time over their last `WINDOW` requests is
 `INLINE_CPU_SECONDS` or less, with a body of at most `INLINE_BODY_BYTES`; an
 unmeasured kind runs on a worker thread, and is measured there.
@@ -16,7 +17,8 @@ CPU time. Measured so, a 0.1 ms model call took 0.5 ms on a busy server, and
 an average then kept a cheap kind on the workers, where its requests were
 measured expensive again (under load, 45% of gRPC calls ran there, at 30%
 fewer requests a second). A kind that is expensive by itself stays
-expensive on every request, and so off the loop.
+expensive on every request, and so off the loop; a path's larger requests
+(more rows) are another kind than its small ones, judged on their own.
 """
 
 from __future__ import annotations
