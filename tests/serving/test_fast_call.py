@@ -162,16 +162,22 @@ def test_measured_cheap_requests_run_on_the_event_loop_with_the_same_answers(app
     assert len(bigger).bit_length() != len(bodies[0]).bit_length()
     assert not app._inline("POST", path, bigger)
 
+    monkeypatch.setattr(app._api, "handle", _slowed(handle))
+    assert _call(app, path, bigger)[0] == 200
+    assert not app._inline("POST", path, bigger)
+    assert app._inline("POST", path, bodies[0])
+
+
+def _slowed(handle):
+    """`handle`, after burning 4x INLINE_CPU_SECONDS of CPU: a request measured expensive."""
+
     def slow(*args):
         start = time.thread_time()
         while time.thread_time() - start < 4 * _app.INLINE_CPU_SECONDS:
             pass
         return handle(*args)
 
-    monkeypatch.setattr(app._api, "handle", slow)
-    assert _call(app, path, bigger)[0] == 200
-    assert not app._inline("POST", path, bigger)
-    assert app._inline("POST", path, bodies[0])
+    return slow
 
 
 def _loop_running() -> bool:
@@ -186,15 +192,7 @@ def test_a_path_measured_expensive_goes_back_to_the_threads(app, monkeypatch):
     path = "/v1/models/iris"
     assert _call(app, path, b"", "GET")[0] == 200
     assert app._inline("GET", path, b"")
-    real = app._api.handle
-
-    def slow(*args):
-        start = time.thread_time()
-        while time.thread_time() - start < 4 * _app.INLINE_CPU_SECONDS:
-            pass
-        return real(*args)
-
-    monkeypatch.setattr(app._api, "handle", slow)
+    monkeypatch.setattr(app._api, "handle", _slowed(app._api.handle))
     for _ in range(20):
         _call(app, path, b"", "GET")
         if not app._inline("GET", path, b""):
