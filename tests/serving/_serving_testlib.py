@@ -173,3 +173,10 @@ async def asgi_request(app: Any, path: str, body: bytes, method: str = "POST"
              "headers": [(b"content-length", str(len(body)).encode())]}
     await app(scope, receive, send)
     return sent[0]["status"], sent[1]["body"]
+
+
+def burn_cpu(seconds: float) -> None:
+    """Spends `seconds` of this thread's CPU time (a request made expensive)."""
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:
+        pass

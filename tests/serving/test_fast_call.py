@@ -12,7 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 import torch
-from tests.serving._serving_testlib import IRIS, IRIS_ROWS, asgi_request, serialized_examples
+from tests.serving._serving_testlib import (
+    IRIS,
+    IRIS_ROWS,
+    asgi_request,
+    burn_cpu,
+    serialized_examples,
+)
 
 import torchestimator as tf
 from torchestimator.serving import _app, _fast_call
@@ -172,9 +178,7 @@ def _slowed(handle):
     """`handle`, after burning 4x INLINE_CPU_SECONDS of CPU: a request measured expensive."""
 
     def slow(*args):
-        start = time.thread_time()
-        while time.thread_time() - start < 4 * _app.INLINE_CPU_SECONDS:
-            pass
+        burn_cpu(4 * _app.INLINE_CPU_SECONDS)
         return handle(*args)
 
     return slow

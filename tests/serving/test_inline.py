@@ -4,16 +4,14 @@ keep a cheap kind off the event loop, while a kind expensive on every request st
 
 from __future__ import annotations
 
-import time
+from _serving_testlib import burn_cpu
 
 from torchestimator.serving import _inline
 from torchestimator.serving._inline import INLINE_CPU_SECONDS, WINDOW, InlineCosts
 
 
 def _burn(seconds: float) -> str:
-    start = time.thread_time()
-    while time.thread_time() - start < seconds:
-        pass
+    burn_cpu(seconds)
     return "done"
 
 

@@ -133,12 +133,6 @@ class _Queue:
         self.batches: deque[_Batch] = deque()
 
 
-def _run(signature: Any, inputs: Mapping[str, Any], features: bool) -> Mapping[str, Any]:
-    """The signature's outputs for `inputs` (a batch, or one request alone): one serialized
-    Example takes the server's batch-1 path, as an unbatched request does."""
-    return call_signature(signature, inputs, features)
-
-
 def _shape_key(inputs: Mapping[str, Any], features: bool) -> tuple[int, tuple] | None:
     """(rows, what must match for requests to share a batch), or None when `inputs` cannot be
     batched (no inputs, a scalar, inputs of different lengths)."""
@@ -274,7 +268,7 @@ class Batcher:
         if shaped is None or shaped[0] > self.params.max_batch_size:
             with self._lock:
                 self.stats["unbatched"] += 1
-            return _run(signature, inputs, features)
+            return call_signature(signature, inputs, features)
         rows, shape = shaped
         task = _Task(inputs, rows, deadline)
         self._enqueue((id(servable), signature_name, features, shape), servable, signature_name,
@@ -363,12 +357,12 @@ class Batcher:
             return
         total = sum(t.rows for t in tasks)
         padded = next((size for size in self.params.allowed_batch_sizes if size >= total), total)
+        signature, features = queue.signature, queue.features
         try:
             if len(tasks) == 1 and padded == total:
-                tasks[0].outputs = _run(queue.signature, tasks[0].inputs, queue.features)
+                tasks[0].outputs = call_signature(signature, tasks[0].inputs, features)
             else:
-                outputs = _run(queue.signature, _merge(tasks, padded, queue.features),
-                               queue.features)
+                outputs = call_signature(signature, _merge(tasks, padded, features), features)
                 _split(outputs, tasks, padded)
         except Exception as error:  # noqa: BLE001 - handed to the requests
             if len(tasks) == 1:
@@ -376,7 +370,7 @@ class Batcher:
             else:  # find the faulty request(s): each runs alone
                 for task in tasks:
                     try:
-                        task.outputs = _run(queue.signature, task.inputs, queue.features)
+                        task.outputs = call_signature(signature, task.inputs, features)
                     except Exception as own:  # noqa: BLE001 - handed to its request
                         task.error = own
         with self._lock:

@@ -127,7 +127,8 @@ def program_runner(program: Any) -> Any:
 
 def _runtime_run(runtime: Any) -> Any:
     """A function of the parsed features returning the program's outputs by name, as
-    `runtime.run` does (its batch checks aside: the fast path's features are one row), with
+    `runtime.run` does (its batch checks aside: the fast path's features come from one
+    parse, all of one batch), with
     `program_runner`; None when it does not apply or answers otherwise than `runtime.run`
     on the receiver's sample features."""
     program = getattr(runtime, "program", None)
@@ -273,7 +274,7 @@ def fast_call(signature: Any, inputs: Mapping[str, Any]) -> dict[str, Any] | Non
                 return None
             values.append(floats[0])
     matrix = torch.from_numpy(np.array(values, dtype=np.float32))
-    if rows == 1:  # (unbind, one C++ call: Tensor.split is Python, about 20 us here)
+    if rows == 1:  # (unbind: one C++ call, where Tensor.split goes through Python)
         columns = matrix.reshape(-1, 1) if plan.scalar else matrix.reshape(-1, 1, 1)
         return plan.finish(plan.run(dict(zip(plan.keys, columns.unbind(0)))))
     columns = matrix.reshape(rows, -1).t().contiguous().unbind(0)  # one [rows] per feature

@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 INLINE_BODY_BYTES = 16384  # a body up to this size may be answered on the event loop
-INLINE_CPU_SECONDS = 0.001  # ... when its kind's requests average this much CPU or less (1 ms:
+INLINE_CPU_SECONDS = 0.001  # ... when its kind's least CPU time is this much or less (1 ms:
 # the longest a cheap request holds up the others on the loop)
 WINDOW = 8  # the requests of a kind whose least CPU time decides
 _MAX_KINDS = 1024

@@ -7,8 +7,8 @@ call's error raised where it yielded). `run_steps` answers those calls on the
 calling thread (with `--enable_batching` the thread waits there for its batch);
 `run_steps_async` awaits them on the running event loop: a batched call waits
 for its batch without holding a thread (`Batcher.submit`), and a call that
-cannot be batched, or any call without a batcher, runs where `run_alone` puts
-it (a worker thread, or the loop itself for a request measured cheap).
+cannot be batched, or any call without a batcher, goes to `run_alone` (the
+REST app and the gRPC server run it on a worker thread).
 
 A signature's ValueError, TypeError or KeyError (values the model rejects)
 reaches the handler as a 400 `RequestError` naming what is wrong.
@@ -66,24 +66,14 @@ def call_signature(signature: Any, inputs: Mapping[str, Any],
     return signature(**inputs) if outputs is None else outputs
 
 
-def run_signature(signature: Any, inputs: Mapping[str, Any], features: bool = False,
-                  deadline: float | None = None) -> Mapping[str, Any]:
-    """`call_signature` for one request, unbatched, once its deadline is checked; raises a
-    400 RequestError for values the model rejects."""
-    check_deadline(deadline)
-    try:
-        return call_signature(signature, inputs, features)
-    except (ValueError, TypeError, KeyError) as error:
-        raise RequestError(error_message(error)) from None
-
-
 def run_call(call: ModelCall, batcher: Any = None) -> Mapping[str, Any]:
-    """Runs `call` on this thread: through `batcher` (waiting here for the batch) when there
-    is one, else alone."""
-    if batcher is None:
-        return run_signature(call.signature, call.inputs, call.features, call.deadline)
+    """Runs `call` on this thread, once its deadline is checked: through `batcher` (waiting
+    here for the batch) when there is one, else alone (`call_signature`). Raises a 400
+    RequestError for values the model rejects."""
     check_deadline(call.deadline)
     try:
+        if batcher is None:
+            return call_signature(call.signature, call.inputs, call.features)
         return batcher.call(call.servable, call.signature_name, call.inputs,
                             features=call.features, deadline=call.deadline)
     except (ValueError, TypeError, KeyError) as error:

@@ -166,12 +166,6 @@ class RestApi:
             raise not_found(f"Servable not found for request: {wanted}; this server serves "
                             f"model(s) {sorted(self._models)}") from None
 
-    def _servable(self, name: str, version: int | None, label: str | None) -> Servable:
-        models = self._model(name, version)
-        if label is not None:
-            version = models.label_version(label)
-        return models.get(version)
-
     def _check_rows(self, rows: int, what: str) -> None:
         """413 when a request holds more than max_rows rows."""
         if self._max_rows is not None and rows > self._max_rows:
