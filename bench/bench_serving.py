@@ -31,12 +31,19 @@
    timeout when several are given: a batch holds the requests that arrive
    within its timeout, so a longer one makes larger batches), and with
    `--noop` `serve` with every signature call replaced by a constant answer
-   (the protocols' ceiling without the model). Each row: requests/s, p50,
+   (the protocols' ceiling without the model); with `--rollover`, a version
+   rolled in under load for each protocol (errors, latency, and how long
+   the swap took). Each row: requests/s, p50,
    p99, p99.9 latency, errors, the server's peak RSS, and the server's and
    the load generator's CPU ms per request; then the goals. The load
    generator runs in a separate process with one event loop (raw HTTP/1.1
    on uvloop; grpc.aio, one channel per client), so that it never shares
-   the server's interpreter lock.
+   the server's interpreter lock; with `--load_generator h2load`, nghttp2's
+   h2load (in C) loads both protocols instead, spending less of the cores
+   the server shares (its latencies come from its per-request log; a gRPC
+   answer missing its message counts as an error). With `--request_cpu`,
+   the goals are followed by the ratios the stacks allow: each request
+   costing its bare stack's server CPU plus the in-process work of 5.
 
 5. `--request_cpu`: the server's own CPU per request, in process on one
    thread (thread CPU time, best of 7 rounds, so a busy machine does not
@@ -57,6 +64,9 @@ import asyncio
 import base64
 import json
 import os
+import re
+import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -65,6 +75,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -364,13 +375,7 @@ def grpc_load_test(port: int, request: bytes, clients: int, seconds: float) -> d
         await asyncio.gather(*(client(started + seconds) for _ in range(clients)))
         return time.perf_counter() - started
 
-    elapsed = asyncio.run(run())
-    latencies.sort()
-    at = (lambda q: 1000 * latencies[int(q * (len(latencies) - 1))]) if latencies else (
-        lambda q: float("nan"))
-    return {"requests/s": len(latencies) / elapsed, "p50 ms": at(0.5), "p99 ms": at(0.99),
-            "p99.9 ms": at(0.999), "errors": len(errors),
-            "first error": str(errors[0])[:200] if errors else ""}
+    return _percentiles(latencies, asyncio.run(run()), errors)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -386,7 +391,7 @@ def _percentiles(latencies: list[float], elapsed: float, errors: list) -> dict:
     at = (lambda q: 1000 * latencies[int(q * (len(latencies) - 1))]) if latencies else (
         lambda q: float("nan"))
     return {"requests/s": len(latencies) / elapsed, "p50 ms": at(0.5), "p99 ms": at(0.99),
-            "p99.9 ms": at(0.999), "errors": len(errors),
+            "p99.9 ms": at(0.999), "max ms": at(1.0), "errors": len(errors),
             "first error": str(errors[0])[:200] if errors else ""}
 
 
@@ -448,6 +453,91 @@ def run_load(protocol: str, port: int, request: bytes, clients: int, seconds: fl
     if out.returncode:
         raise RuntimeError(f"the load generator failed: {out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+GRPC_PREDICT_PATH = "/tensorflow.serving.PredictionService/Predict"
+
+
+def grpc_probe(port: int, request: bytes) -> int:
+    """Calls PredictionService/Predict once with grpcio (which reads the gRPC status that
+    h2load does not) and returns the answer's length on the wire: 5 bytes of gRPC framing
+    plus the message. Raises when the call fails."""
+    import grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        answer = channel.unary_unary(GRPC_PREDICT_PATH)(request, timeout=60)
+    return 5 + len(answer)
+
+
+def h2load_run(protocol: str, port: int, request: bytes, clients: int, seconds: float,
+               server_pid: int) -> dict:
+    """The figures of `run_load` measured with nghttp2's h2load, a load generator in C: the
+    same request on `clients` keep-alive connections (HTTP/1.1 for REST; HTTP/2 with one
+    stream at a time per connection for gRPC), a 1 s warm-up, then `seconds` of load.
+    Latency percentiles come from h2load's per-request log. h2load checks the HTTP status
+    only; a gRPC call is counted failed when its answer lacks the bytes of the answer of a
+    probe call made with grpcio (an error answers with trailers and no message)."""
+    folder = tempfile.mkdtemp(prefix="bench-h2load-")
+    data, log = os.path.join(folder, "request"), os.path.join(folder, "log")
+    if protocol == "grpc":
+        expected = grpc_probe(port, request)
+        body, url = b"\0" + len(request).to_bytes(4, "big") + request, GRPC_PREDICT_PATH
+        headers = ["content-type: application/grpc", "te: trailers"]
+        flags = ["-m", "1"]
+    else:
+        head, body = request.split(b"\r\n\r\n", 1)
+        url = head.split(b" ", 2)[1].decode()
+        headers = [line.decode() for line in head.split(b"\r\n")[1:]
+                   if line.split(b":")[0].lower() in (b"content-type",)]
+        flags, expected = ["--h1"], 0
+    with open(data, "wb") as f:
+        f.write(body)
+    command = ["h2load", *flags, "-c", str(clients), "-d", data, f"http://127.0.0.1:{port}{url}"]
+    for header in headers:
+        command += ["-H", header]
+
+    def h2load(duration: float, *more: str) -> str:
+        out = subprocess.run(command + ["-D", f"{round(duration * 1000)}ms", *more], capture_output=True,
+                             text=True, timeout=duration + 120)
+        if out.returncode:
+            raise RuntimeError(f"h2load failed: {out.stdout[-1000:]}{out.stderr[-1000:]}")
+        return out.stdout
+
+    # The warm-up: over HTTP/1.1, the first second of the run (its connections' first
+    # requests took up to 0.8 s in h2load's log, when a client opening 64 connections at once
+    # answered all in 37 ms); over gRPC, a run of its own (h2load's data count includes the
+    # warm-up's, and the error count below needs the run's alone).
+    in_run = protocol == "rest"
+    warm_up = ["--warm-up-time", "1"] if in_run else []
+    if not in_run:
+        h2load(1)
+    own = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = _cpu_seconds(server_pid)
+    text = h2load(seconds, "--log-file", log, *warm_up)
+    server_cpu = _cpu_seconds(server_pid) - cpu
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rate = float(re.search(r"finished in [\d.]+s, ([\d.]+) req/s", text).group(1))
+    counts = re.search(r"requests: (\d+) total.*?(\d+) succeeded, (\d+) failed, (\d+) errored, "
+                       r"(\d+) timeout", text)
+    done, succeeded = int(counts.group(1)), int(counts.group(2))
+    errors = done - succeeded
+    first = f"h2load: {counts.group(0)}" if errors else ""
+    if expected:  # (answers without a message: HTTP errors and gRPC errors alike)
+        payload = int(re.search(r"\((\d+)\) data", text).group(1))
+        missing = max(0, round((expected * done - payload) / expected))
+        if missing > errors:
+            errors, first = missing, f"{missing} of {done} gRPC answers without their message"
+    with open(log) as f:
+        latencies = [int(line.split("\t")[2]) / 1e6 for line in f if line.strip()]
+    shutil.rmtree(folder, ignore_errors=True)
+    figures = _percentiles(latencies, 1.0, [first] * errors)
+    figures["requests/s"] = rate
+    # (the CPU figures of an in-run warm-up cover its second too: as many requests again)
+    total = max(done * (seconds + in_run) / seconds, 1)
+    figures["server CPU ms/req"] = 1000 * server_cpu / total
+    figures["client CPU ms/req"] = 1000 * (used.ru_utime + used.ru_stime - own.ru_utime
+                                           - own.ru_stime) / total
+    return figures
 
 
 def bare_grpc_server(port: int) -> None:
@@ -564,17 +654,17 @@ def start_process(command: list[str], port: int) -> subprocess.Popen:
     raise RuntimeError(f"{command} did not start")
 
 
-def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: list[str],
-                  noop: bool, batch_timeouts: list[int], max_batch_size: int) -> None:
-    """The table of 6.: bare ASGI, REST, gRPC, batched REST and gRPC (and, with `noop`, both
-    protocols with the model call replaced by a constant answer) at each number of clients."""
+def predict_requests() -> dict[str, bytes]:
+    """The `:predict` of one serialized Example as the load generators send it: "rest", a
+    raw HTTP/1.1 request with a b64 Example; "grpc", a serialized PredictRequest with a
+    DT_STRING TensorProto."""
     example = serialized([ROW])[0]
     body = json.dumps({"signature_name": "predict",
                        "instances": [{"b64": base64.b64encode(example).decode()}]}).encode()
     rest_request = (b"POST /v1/models/iris:predict HTTP/1.1\r\nHost: localhost\r\n"
                     b"Content-Type: application/json\r\n"
                     + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-    from torchestimator.serving import _serving_protos as pb
+    from torchestimator.serving import _serving_protos as pb  # lazy: torch, not in --_load
 
     request = pb.PredictRequest()
     request.model_spec.name = "iris"
@@ -583,7 +673,18 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
     tensor.dtype = 7  # DT_STRING
     tensor.tensor_shape.dim.add(size=1)
     tensor.string_val.append(example)
-    grpc_request = request.SerializeToString()
+    return {"rest": rest_request, "grpc": request.SerializeToString()}
+
+
+def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: list[str],
+                  noop: bool, batch_timeouts: list[int], max_batch_size: int,
+                  load_generator: str = "python", work_us: dict | None = None) -> None:
+    """The table of 4.: bare ASGI, REST, gRPC, batched REST and gRPC (and, with `noop`, both
+    protocols with the model call replaced by a constant answer) at each number of clients,
+    loaded by `load_generator` ("python": `run_load`; "h2load": `h2load_run`); then the
+    goals, and with `work_us` (the `request_cpu` figures) the ratios the stacks allow."""
+    requests = predict_requests()
+    rest_request, grpc_request = requests["rest"], requests["grpc"]
     folder = tempfile.mkdtemp(prefix="bench-batching-")
 
     def batching(timeout: int) -> list[str]:
@@ -604,10 +705,12 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
     if noop:
         servers.append(("no-op model ", "noop", [sys.executable, __file__, "--_noop_serve"]
                         + serve[4:] + extra, ["rest", "grpc"]))
+    generator = ("h2load (nghttp2's load generator, in C; HTTP/1.1 and HTTP/2)"
+                 if load_generator == "h2load" else
+                 "one separate process (one event loop: raw HTTP/1.1 on uvloop, grpc.aio)")
     print(f"\n:predict of one serialized Example (Iris DNNClassifier, parsing receiver), "
-          f"{seconds:g} s per row after a 1 s warm-up; the load generator is one separate "
-          f"process (one event loop: raw HTTP/1.1 on uvloop, grpc.aio), client and server "
-          f"share the {os.cpu_count()} cores; batching: max_batch_size {max_batch_size}, "
+          f"{seconds:g} s per row after a 1 s warm-up; the load generator is {generator}, "
+          f"client and server share the {os.cpu_count()} cores; batching: max_batch_size {max_batch_size}, "
           f"batch_timeout_micros {'/'.join(map(str, batch_timeouts))}, 1 batch thread"
           + (f"; server flags: {' '.join(extra)}" if extra else ""))
     header = (f"{'server':<20}{'clients':>8}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
@@ -627,7 +730,8 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
                     name = label + ("REST" if protocol == "rest" else "gRPC")
                     if kind == "bare":
                         name = label + ("ASGI" if protocol == "rest" else "gRPC")
-                    figures = run_load(protocol, grpc_port if protocol == "grpc" else port,
+                    load = h2load_run if load_generator == "h2load" else run_load
+                    figures = load(protocol, grpc_port if protocol == "grpc" else port,
                                        grpc_request if protocol == "grpc" else rest_request,
                                        clients, seconds, server.pid)
                     figures["RSS MiB"] = peak_rss_mib(server.pid)
@@ -650,6 +754,8 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
               f"gRPC/REST = {grpc_ / rest:.2f} (goal >= 1.5); bare gRPC/bare ASGI = "
               f"{rps['bare gRPC'] / bare:.2f}; gRPC/bare gRPC = {grpc_ / rps['bare gRPC']:.2f}")
     top = max(client_counts)
+    if work_us:
+        print(stack_bounds(results, top, work_us))
     for timeout in batch_timeouts:
         for protocol in ("REST", "gRPC"):
             off = results[(protocol, top)]
@@ -659,6 +765,77 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
                   f"{on['requests/s'] / off['requests/s']:.2f}x unbatched (goal >= 2); p99 "
                   f"{on['p99 ms']:.1f} ms vs batch_timeout + 2x unbatched p50 = {bound:.1f} ms "
                   f"({'met' if on['p99 ms'] <= bound else 'not met'})")
+
+
+def stack_bounds(results: dict, clients: int, work_us: dict) -> str:
+    """The goals' ratios as the stacks allow them, at `clients` clients: each request costing
+    its stack's CPU (the bare ASGI or bare gRPC server's, per request) plus the server's own
+    work for it in process (`request_cpu`: parsing, model, answer), on one core (the
+    interpreter lock); and how much more CPU each request took in the server than that sum."""
+    asgi = results[("bare ASGI", clients)]["server CPU ms/req"]
+    grpc_stack = results[("bare gRPC", clients)]["server CPU ms/req"]
+    rest_work = work_us["REST :predict handle (real model)"] / 1000
+    grpc_work = work_us["gRPC Predict incl. parsing (real model)"] / 1000
+    rest_in = results[("REST", clients)]["server CPU ms/req"] / (asgi + rest_work)
+    grpc_in = results[("gRPC", clients)]["server CPU ms/req"] / (grpc_stack + grpc_work)
+    return (f"  {clients:>3} clients, the stacks' bound (a request costs its bare stack's server "
+            f"CPU + the in-process work): REST/bare ASGI <= {asgi / (asgi + rest_work):.2f}; "
+            f"gRPC/REST <= {(asgi + rest_work) / (grpc_stack + grpc_work):.2f}. Measured server "
+            f"CPU per request / that sum: REST {rest_in:.2f}x, gRPC {grpc_in:.2f}x")
+
+
+def rollover_rows(version_dir: str, clients: int, seconds: float, load_generator: str,
+                  requests: dict[str, bytes]) -> None:
+    """A version rolled in under load, per protocol: a fresh `serve` of version 1 (a copy of
+    `version_dir`) with `clients` clients; a third of the way into the load, version 2 (a
+    copy, renamed into place whole) appears. The row gives the load's figures (every
+    failed request counts) and the seconds from the rename until version 2 is AVAILABLE and
+    version 1 gone, as `GET /v1/models/iris` reports them."""
+    seconds = max(seconds, 6.0)  # (the poll, the load and the swap fit inside the run)
+    print(f"\nA version rolled in under load ({clients} clients, {seconds:g} s, the default "
+          f"--file_system_poll_wait_seconds of 1 s; load generator: {load_generator})")
+    print(f"{'protocol':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>7}"
+          f"{'swap s':>8}  versions after")
+    for protocol in ("rest", "grpc"):
+        folder = tempfile.mkdtemp(prefix="bench-rollover-")
+        base = os.path.join(folder, "iris")
+        shutil.copytree(version_dir, os.path.join(base, "1"))
+        port, grpc_port = free_port(), free_port()
+        server = start_process([sys.executable, "-m", "torchestimator", "serve", "--host",
+                                "127.0.0.1", "--model_name", "iris", "--model_base_path", base,
+                                "--log_level", "warning", "--rest_api_port", str(port),
+                                "--port", str(grpc_port)], port)
+        load = h2load_run if load_generator == "h2load" else run_load
+        pool = ThreadPoolExecutor(1)
+        try:
+            loaded = pool.submit(load, protocol, grpc_port if protocol == "grpc" else port,
+                                 requests[protocol], clients, seconds, server.pid)
+            time.sleep(1.5 + seconds / 3)  # (past the load's warm-up second, into its run)
+            scratch = os.path.join(base, "tmp-2")
+            shutil.copytree(version_dir, scratch)
+            renamed = time.monotonic()
+            os.rename(scratch, os.path.join(base, "2"))
+            states, swap = {}, float("nan")
+            while time.monotonic() - renamed < seconds:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models/iris") as answer:
+                    states = {v["version"]: v["state"]
+                              for v in json.load(answer)["model_version_status"]}
+                if states == {"2": "AVAILABLE"}:  # (an unloaded version is no longer listed)
+                    swap = time.monotonic() - renamed
+                    break
+                time.sleep(0.02)
+            figures = loaded.result()
+        finally:
+            pool.shutdown()
+            server.terminate()
+            server.wait(30)
+            shutil.rmtree(folder, ignore_errors=True)
+        print(f"{'REST' if protocol == 'rest' else 'gRPC':<10}{figures['requests/s']:>9,.0f}"
+              f"{figures['p50 ms']:>9.2f}{figures['p99 ms']:>9.2f}{figures['max ms']:>9.1f}"
+              f"{figures['errors']:>7}{swap:>8.2f}  "
+              + ", ".join(f"{v} {state}" for v, state in sorted(states.items())))
+        if figures["errors"]:
+            print(f"{'':<10}first error: {figures['first error']}")
 
 
 def _batched(timeout: int, timeouts: list[int]) -> str:
@@ -704,6 +881,13 @@ def main() -> None:
                         help="the server's CPU per request in process (thread CPU time, which a "
                         "shared machine's load does not inflate): REST and gRPC, real model and "
                         "constant answer (see 5.)")
+    parser.add_argument("--load_generator", choices=("python", "h2load"), default="python",
+                        help="the protocol table's load generator: python (this script's own, "
+                        "in a separate process) or h2load (nghttp2's, in C: it spends less of "
+                        "the shared cores; apt install nghttp2-client)")
+    parser.add_argument("--rollover", action="store_true",
+                        help="a version rolled in under load, per protocol, at the largest "
+                        "--grpc_clients count (see 4.)")
     parser.add_argument("--_big_answer", help=argparse.SUPPRESS)
     parser.add_argument("--_load", help=argparse.SUPPRESS)
     parser.add_argument("--_port", type=int, help=argparse.SUPPRESS)
@@ -731,10 +915,12 @@ def main() -> None:
         for label, per_second in in_process(version_dir):
             print(f"{label:<52}{per_second:>12,.0f}{1e6 / per_second:>10.0f}")
 
+    work_us = None
     if args.request_cpu:
         print("\nServer CPU per request in process (thread CPU time, best of 7 x 1000; "
               "batch 1, one serialized Example)")
-        for label, us in request_cpu(base):
+        work_us = dict(request_cpu(base))
+        for label, us in work_us.items():
             print(f"{label:<60}{us:>10.1f} us")
     if args.rows:
         big_answers(version_dir, args.rows)
@@ -744,7 +930,11 @@ def main() -> None:
         protocol_rows(base, [int(c) for c in args.grpc_clients.split(",")], args.duration,
                       args.server_args.split(), args.noop,
                       [int(t) for t in args.batch_timeout_micros.split(",")],
-                      args.max_batch_size)
+                      args.max_batch_size, args.load_generator, work_us)
+    if args.rollover:
+        rollover_rows(version_dir, max(int(c) for c in args.grpc_clients.split(",")),
+                      args.duration, args.load_generator, predict_requests())
+    if args.batching or args.grpc or args.rollover:
         return
     example = base64.b64encode(serialized([ROW])[0]).decode()
     bodies = {
