@@ -454,9 +454,11 @@ def test_version_labels_and_batching_with_a_model_config_file(reg, exports):
 
 @pytest.mark.slow
 def test_sigterm_answers_the_grpc_call_in_flight_then_exits_0(exports, tmp_path):
+    """A call past a full batch queue: UNAVAILABLE at once; SIGTERM: the queued call is
+    answered, then the server exits 0."""
     batching = tmp_path / "batching.config"  # the call waits 2 s for its batch
     batching.write_text("max_batch_size { value: 8 } batch_timeout_micros { value: 2000000 } "
-                        "num_batch_threads { value: 1 }")
+                        "num_batch_threads { value: 1 } max_enqueued_batches { value: 1 }")
     grpc_port = free_port()
     server = Server("iris", exports["iris_base"], "--port", str(grpc_port), "--enable_batching",
                     "--batching_parameters_file", str(batching))
@@ -467,6 +469,11 @@ def test_sigterm_answers_the_grpc_call_in_flight_then_exits_0(exports, tmp_path)
             response_deserializer=pb.PredictResponse.FromString)
         future = stub.future(_predict_request(IRIS_ROWS[:1]), timeout=60)
         time.sleep(0.5)
+        with pytest.raises(grpc.RpcError) as info:  # 1 + 8 rows: a second batch, over the limit
+            stub(_predict_request(IRIS_ROWS[:1] * 8), timeout=60)
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE, info.value
+        assert "max_enqueued_batches=1" in info.value.details()
+        assert not future.done()
         server.process.terminate()
         assert "logits" in future.result().outputs
         assert server.process.wait(30) == 0, server.log()

@@ -1,7 +1,7 @@
 """Batching on the event loop, in process on real exports: REST requests and gRPC calls
 wait for their batch without holding a thread, so that a batch fills past the number of
-worker threads; a queued request times out (504 / DEADLINE_EXCEEDED); a cancelled one is
-skipped; a call measured cheap is answered on the gRPC server's loop."""
+worker threads; a queued request times out (504 / DEADLINE_EXCEEDED); a full queue answers
+UNAVAILABLE at once; a cancelled one is skipped; a call measured cheap is answered on the gRPC server's loop."""
 
 from __future__ import annotations
 
@@ -235,6 +235,34 @@ def test_grpc_calls_on_one_thread_fill_one_batch(models, counted):
         with pytest.raises(grpc.RpcError) as info:
             stub(_predict_request(IRIS_ROWS[:1]), timeout=0.3)
         assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    finally:
+        channel.close()
+        assert server.stop(5).wait(30)
+        batcher.stop()
+
+
+def test_grpc_call_past_a_full_batch_queue_is_unavailable_at_once(models, counted):
+    """TF Serving's answer to a full batch queue: UNAVAILABLE, at once, naming the limit;
+    the call that was queued is answered when a call that fits fills its batch."""
+    batcher = Batcher(BatchingParameters(max_batch_size=2, batch_timeout_micros=10_000_000,
+                                         num_batch_threads=1, max_enqueued_batches=1))
+    port = free_port()
+    server = start_grpc_server({"iris": models}, host="127.0.0.1", port=port, max_threads=1,
+                               max_message_bytes=1 << 20, batcher=batcher)
+    channel, stub = _stub(port)
+    try:
+        queued = stub.future(_predict_request(IRIS_ROWS[:1]), timeout=60)  # opens a batch
+        time.sleep(1.0)  # (it waits up to 10 s for a second row)
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as info:  # 1 + 2 rows: a second batch, over the limit
+            stub(_predict_request(IRIS_ROWS[:2]), timeout=60)
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE, info.value
+        assert "max_enqueued_batches=1" in info.value.details()
+        assert time.monotonic() - started < 5.0  # refused, not queued behind the open batch
+        assert batcher.stats["queue_full"] == 1
+        filler = stub(_predict_request(IRIS_ROWS[1:2]), timeout=60)  # fits: the batch runs
+        assert "logits" in queued.result(timeout=30).outputs and "logits" in filler.outputs
+        assert [n for n, _ in counted] == [2], counted  # one model call for both
     finally:
         channel.close()
         assert server.stop(5).wait(30)
