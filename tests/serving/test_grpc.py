@@ -520,7 +520,7 @@ def test_grpc_max_threads_and_oversized_requests_are_counted(exports, tmp_path):
         with urllib.request.urlopen(server.url + "/metrics", timeout=60) as response:
             text = response.read().decode()
         counted = {status: count for status, count in re.findall(
-            r'request_count\{model_name="",API="predict",entrypoint="GRPC",'
+            r'request_count\{model_name="",API="predict",signature_name="",entrypoint="GRPC",'
             r'status="(\w+)"\} (\d+)', text)}
         assert counted == {"RESOURCE_EXHAUSTED": "1", "INTERNAL": "1"}, text
     finally:

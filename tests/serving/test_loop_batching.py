@@ -1,7 +1,8 @@
 """Batching on the event loop, in process on real exports: REST requests and gRPC calls
 wait for their batch without holding a thread, so that a batch fills past the number of
 worker threads; a queued request times out (504 / DEADLINE_EXCEEDED); a full queue answers
-UNAVAILABLE at once; a cancelled one is skipped; a call measured cheap is answered on the gRPC server's loop."""
+UNAVAILABLE at once; a cancelled one is skipped; a call measured cheap is answered on the
+gRPC server's loop; the metrics count batched requests under the signature they ran."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import grpc
 import numpy as np
 import pytest
 from _serving_testlib import IRIS_ROWS, asgi_request, free_port, load, serialized_examples
+from prometheus_client.parser import text_string_to_metric_families
 
 from torchestimator.serving import _model_calls
 from torchestimator.serving import _serving_protos as pb
@@ -23,6 +25,7 @@ from torchestimator.serving._batching import Batcher, BatchQueueFull
 from torchestimator.serving._errors import RequestError
 from torchestimator.serving._grpc import start_grpc_server
 from torchestimator.serving._model_config import BatchingParameters
+from torchestimator.serving._monitoring import REQUEST_COUNT, Metrics, MonitoredApp
 from torchestimator.serving._rest import RestApi
 from torchestimator.serving._versions import ModelVersions, Servable
 
@@ -267,6 +270,45 @@ def test_grpc_call_past_a_full_batch_queue_is_unavailable_at_once(models, counte
         channel.close()
         assert server.stop(5).wait(30)
         batcher.stop()
+
+
+def _signature_counts(metrics: Metrics) -> dict:
+    families = {f.name: f for f in text_string_to_metric_families(metrics.render().decode())}
+    return {(s.labels["API"], s.labels["signature_name"], s.labels["entrypoint"],
+             s.labels["status"]): s.value for s in families[REQUEST_COUNT].samples}
+
+
+def test_batched_requests_are_counted_under_the_signature_they_ran(models):
+    """The metrics' signature label on the loop's batched paths: REST (`handle_async`, the
+    app inside `MonitoredApp`) and gRPC (`run_steps_async`)."""
+    batcher = Batcher(BatchingParameters(max_batch_size=2, batch_timeout_micros=1000,
+                                         num_batch_threads=1))
+    executor = ThreadPoolExecutor(1)
+    metrics = Metrics({"iris": models})
+    app = MonitoredApp(RestApp(RestApi({"iris": models}, batcher=batcher), executor, 1 << 20,
+                               timeout_seconds=30), metrics)
+    port = free_port()
+    server = start_grpc_server({"iris": models}, host="127.0.0.1", port=port, max_threads=1,
+                               max_message_bytes=1 << 20, batcher=batcher, metrics=metrics)
+    channel, stub = _stub(port)
+    try:
+        assert asyncio.run(_rest_call(app, "/v1/models/iris:predict",
+                                      _body(IRIS_ROWS[0])))[0] == 200
+        body = json.dumps({"examples": IRIS_ROWS[:1]}).encode()
+        assert asyncio.run(_rest_call(app, "/v1/models/iris:classify", body))[0] == 200
+        unknown = json.dumps({"signature_name": "nope", "instances": [IRIS_ROWS[0]]}).encode()
+        assert asyncio.run(_rest_call(app, "/v1/models/iris:predict", unknown))[0] == 400
+        assert "logits" in stub(_predict_request(IRIS_ROWS[:1]), timeout=60).outputs
+        assert _signature_counts(metrics) == {
+            ("predict", "predict", "REST", "OK"): 1.0,
+            ("classify", "serving_default", "REST", "OK"): 1.0,
+            ("predict", "", "REST", "INVALID_ARGUMENT"): 1.0,
+            ("predict", "predict", "GRPC", "OK"): 1.0}
+    finally:
+        channel.close()
+        assert server.stop(5).wait(30)
+        batcher.stop()
+        executor.shutdown()
 
 
 def test_grpc_calls_measured_cheap_run_on_the_servers_loop(models, counted):

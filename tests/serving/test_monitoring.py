@@ -36,19 +36,23 @@ def _samples(family, name: str | None = None) -> list:
 
 def test_metrics_text_format_parses_with_counts_and_a_cumulative_histogram():
     metrics = Metrics()
-    metrics.observe("iris", "predict", "rest", "OK", 0.002)
-    metrics.observe("iris", "predict", "rest", "OK", 0.004)
+    metrics.observe("iris", "predict", "rest", "OK", 0.002, "serving_default")
+    metrics.observe("iris", "predict", "rest", "OK", 0.004, "serving_default")
+    metrics.observe("iris", "predict", "rest", "OK", 0.004, "predict")
     metrics.observe("iris", "predict", "grpc", "NOT_FOUND", 0.0001)
     metrics.observe("", "status", "rest", "NOT_FOUND", 1e-9)
     families = _families(metrics.render().decode())
-    counts = {(s.labels["model_name"], s.labels["API"], s.labels["entrypoint"],
-               s.labels["status"]): s.value for s in families[REQUEST_COUNT].samples}
-    assert counts == {("iris", "predict", "REST", "OK"): 2.0,
-                      ("iris", "predict", "GRPC", "NOT_FOUND"): 1.0,
-                      ("", "status", "REST", "NOT_FOUND"): 1.0}
+    counts = {(s.labels["model_name"], s.labels["API"], s.labels["signature_name"],
+               s.labels["entrypoint"], s.labels["status"]): s.value
+              for s in families[REQUEST_COUNT].samples}
+    assert counts == {("iris", "predict", "serving_default", "REST", "OK"): 2.0,
+                      ("iris", "predict", "predict", "REST", "OK"): 1.0,
+                      ("iris", "predict", "", "GRPC", "NOT_FOUND"): 1.0,
+                      ("", "status", "", "REST", "NOT_FOUND"): 1.0}
     latency = families[REQUEST_LATENCY]
     assert latency.type == "histogram"
-    rest = {"model_name": "iris", "API": "predict", "entrypoint": "REST"}
+    rest = {"model_name": "iris", "API": "predict", "signature_name": "serving_default",
+            "entrypoint": "REST"}
     buckets = [s for s in _samples(latency, REQUEST_LATENCY + "_bucket")
                if {k: v for k, v in s.labels.items() if k != "le"} == rest]
     assert len(buckets) == len(LATENCY_BUCKETS_US) + 1 and buckets[-1].labels["le"] == "+Inf"
@@ -129,18 +133,21 @@ def test_the_rest_port_serves_metrics_of_rest_and_grpc_requests(monitored):
     kind, text = _scrape(server)
     assert kind.startswith("text/plain") and "version=0.0.4" in kind
     families = _families(text)
-    counts = {(s.labels["model_name"], s.labels["API"], s.labels["entrypoint"],
-               s.labels["status"]): s.value for s in families[REQUEST_COUNT].samples}
-    assert counts[("iris", "classify", "REST", "OK")] >= 1
-    assert counts[("iris", "predict", "REST", "INVALID_ARGUMENT")] == 1
-    assert counts[("", "status", "REST", "NOT_FOUND")] == 1  # an unknown model: no new label
-    assert counts[("iris", "predict", "GRPC", "OK")] == 3
-    assert counts[("iris", "predict", "GRPC", "FAILED_PRECONDITION")] == 1
-    grpc_latency = [s for s in families[REQUEST_LATENCY].samples
-                    if s.name == REQUEST_LATENCY + "_count"
-                    and s.labels == {"model_name": "iris", "API": "predict",
-                                     "entrypoint": "GRPC"}]
-    assert [s.value for s in grpc_latency] == [4.0]
+    counts = {(s.labels["model_name"], s.labels["API"], s.labels["signature_name"],
+               s.labels["entrypoint"], s.labels["status"]): s.value
+              for s in families[REQUEST_COUNT].samples}
+    # the signature a request ran; "" for one that ran none (it failed before its model
+    # call, an unknown signature among them: clients cannot grow the number of series)
+    assert counts[("iris", "classify", "serving_default", "REST", "OK")] >= 1
+    assert counts[("iris", "predict", "", "REST", "INVALID_ARGUMENT")] == 1
+    assert counts[("", "status", "", "REST", "NOT_FOUND")] == 1  # an unknown model: no label
+    assert counts[("iris", "predict", "predict", "GRPC", "OK")] == 3
+    assert counts[("iris", "predict", "", "GRPC", "FAILED_PRECONDITION")] == 1
+    assert not [k for k in counts if k[2] == "nope"]
+    grpc_latency = {s.labels["signature_name"]: s.value for s in families[REQUEST_LATENCY].samples
+                    if s.name == REQUEST_LATENCY + "_count" and s.labels["entrypoint"] == "GRPC"
+                    and s.labels["API"] == "predict" and s.labels["model_name"] == "iris"}
+    assert grpc_latency == {"predict": 3.0, "": 1.0}
     [loaded] = families[VERSIONS_LOADED].samples
     assert loaded.labels == {"model_name": "iris"} and loaded.value == 1.0
     # a second scrape counts what happened since, and scrapes are not requests of a model

@@ -43,6 +43,7 @@ from torchestimator.serving._limits import (
     MAX_LARGE_QUEUE,
 )
 from torchestimator.serving._model_calls import ModelCall, run_call
+from torchestimator.serving._monitoring import SIGNATURES_RUN
 from torchestimator.serving._rest import RestApi
 
 _LOG = logging.getLogger("torchestimator.serving")
@@ -117,7 +118,8 @@ class RestApp:
         if refusal is not None:
             await _respond(send, 503, _error_body(refusal), close=True)
             return
-        status, payload = await self._run(scope["method"], scope["path"], body)
+        status, payload = await self._run(scope["method"], scope["path"], body,
+                                          scope.get(SIGNATURES_RUN))
         await _respond(send, status, payload)
 
     def _overloaded(self, size: int) -> str | None:
@@ -144,22 +146,24 @@ class RestApp:
         return (self.batcher is None and self._small(path, body)
                 and self._costs.cheap(_kind(method, path, body)))
 
-    async def _run(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+    async def _run(self, method: str, path: str, body: bytes,
+                   ran: list[str] | None = None) -> tuple[int, bytes]:
         """Answers the request within the timeout: a small one on the event loop (with a
         batcher always, its model calls waiting for their batch; without, when its kind was
-        measured cheap), any other on a worker thread."""
+        measured cheap), any other on a worker thread. The names of the signatures run are
+        appended to `ran` (when given: the metrics' label)."""
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
         small = self._small(path, body)
         if small and self.batcher is not None:
             self._pending += 1
             try:
                 return await self._api.handle_async(method, path, body, deadline,
-                                                    self._run_alone)
+                                                    self._run_alone, ran)
             finally:
                 self._pending -= 1
         if self._inline(method, path, body):
             return self._costs.measure(_kind(method, path, body), self._api.handle, method,
-                                       path, body, deadline)
+                                       path, body, deadline, ran)
         large = len(body) > LARGE_BODY_BYTES
         self._pending += 1
         self._pending_large += large
@@ -167,10 +171,9 @@ class RestApp:
             if small:
                 return await self._off_loop(self._executor, self._costs.measure,
                                             _kind(method, path, body), self._api.handle,
-                                            method, path,
-                                            body, deadline)
+                                            method, path, body, deadline, ran)
             return await self._off_loop(self._large_executor if large else self._executor,
-                                        self._api.handle, method, path, body, deadline)
+                                        self._api.handle, method, path, body, deadline, ran)
         except RequestError as error:  # (the timeout)
             return error.status, _error_body(error.message)
         finally:

@@ -179,10 +179,14 @@ class PredictionApi:
         return [grpc.method_handlers_generic_handler(PREDICTION_SERVICE, prediction),
                 grpc.method_handlers_generic_handler(MODEL_SERVICE, model)]
 
-    def _run_sync(self, method: Callable, request: Any, deadline: float | None) -> Any:
-        """The call's answer, computed on this thread (its model calls too)."""
+    def _run_sync(self, method: Callable, request: Any, deadline: float | None,
+                  ran: list[str] | None = None) -> Any:
+        """The call's answer, computed on this thread (its model calls too; the names of
+        the signatures run appended to `ran`)."""
         result = method(request, deadline)
-        return run_steps(result, self._batcher) if isinstance(result, GeneratorType) else result
+        if isinstance(result, GeneratorType):
+            return run_steps(result, self._batcher, ran)
+        return result
 
     async def _run_alone(self, call: ModelCall) -> Any:
         """A model call the batcher does not take, on a worker thread."""
@@ -197,6 +201,7 @@ class PredictionApi:
         measured cheap (`InlineCosts`). Any other runs on a worker thread."""
         started = time.perf_counter()
         code, model = grpc.StatusCode.OK, _model_name(request)
+        ran: list[str] = []  # (the signatures run: the metrics' label)
         try:
             if type(request) is _Refused:
                 raise request.error(self._max_message_bytes)
@@ -207,17 +212,20 @@ class PredictionApi:
             if small and self._batcher is not None:
                 result = method(request, deadline)
                 if isinstance(result, GeneratorType):
-                    result = await run_steps_async(result, self._batcher, self._run_alone)
+                    result = await run_steps_async(result, self._batcher, self._run_alone,
+                                                   ran)
                 return result
             kind = (api, size.bit_length())  # (more rows in a request: another kind)
             if small and self._costs.cheap(kind):
-                return self._costs.measure(kind, self._run_sync, method, request, deadline)
+                return self._costs.measure(kind, self._run_sync, method, request, deadline,
+                                           ran)
             loop = asyncio.get_running_loop()
             if small:
                 return await loop.run_in_executor(self._executor, self._costs.measure, kind,
-                                                  self._run_sync, method, request, deadline)
+                                                  self._run_sync, method, request, deadline,
+                                                  ran)
             return await loop.run_in_executor(self._executor, self._run_sync, method, request,
-                                              deadline)
+                                              deadline, ran)
         except GrpcError as error:
             code, message = error.code, error.message
         except RequestError as error:
@@ -232,7 +240,7 @@ class PredictionApi:
             if self._metrics is not None:
                 self._metrics.observe(model if model in self._models else "", api, "grpc",
                                       code.name if code != grpc.StatusCode.OK else "OK",
-                                      time.perf_counter() - started)
+                                      time.perf_counter() - started, ran[0] if ran else "")
         await context.abort(code, message)
 
     @contextlib.contextmanager

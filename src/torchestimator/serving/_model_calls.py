@@ -95,12 +95,15 @@ def _resume(steps: Steps, value: Any, error: BaseException | None) -> ModelCall 
         return _Returned(stop.value)
 
 
-def run_steps(steps: Steps, batcher: Any = None) -> Any:
+def run_steps(steps: Steps, batcher: Any = None, ran: list[str] | None = None) -> Any:
     """Drives a handler's generator on this thread, answering each `ModelCall` with
-    `run_call`; returns what the handler returns (raises what it raises)."""
+    `run_call`; returns what the handler returns (raises what it raises). Each call's
+    signature name is appended to `ran` (when given: the request's metrics label)."""
     with contextlib.closing(steps):
         step = _resume(steps, None, None)
         while type(step) is not _Returned:
+            if ran is not None:
+                ran.append(step.signature_name)
             try:
                 outputs = run_call(step, batcher)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded
@@ -113,14 +116,18 @@ def run_steps(steps: Steps, batcher: Any = None) -> Any:
 RunAlone = Callable[[ModelCall], Awaitable[Mapping[str, Any]]]
 
 
-async def run_steps_async(steps: Steps, batcher: Any, run_alone: RunAlone) -> Any:
+async def run_steps_async(steps: Steps, batcher: Any, run_alone: RunAlone,
+                          ran: list[str] | None = None) -> Any:
     """Drives a handler's generator on the running event loop: a call the batcher takes is
     awaited without holding a thread (`Batcher.submit`); any other goes to `run_alone`.
     Returns what the handler returns (raises what it raises). The handler's own work runs
-    on the loop: give it small requests only."""
+    on the loop: give it small requests only. Each call's signature name is appended to
+    `ran`, as `run_steps` does."""
     with contextlib.closing(steps):
         step = _resume(steps, None, None)
         while type(step) is not _Returned:
+            if ran is not None:
+                ran.append(step.signature_name)
             try:
                 outputs = await _run_on_loop(step, batcher, run_alone)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded

@@ -11,16 +11,24 @@ With `enable: true` the REST port answers GET `path` (TF Serving's default
 path when none is given) in Prometheus' text format (version 0.0.4), with the
 metrics under TF Serving's names:
 
-    :tensorflow:serving:request_count{model_name, API, entrypoint, status}     counter
-    :tensorflow:serving:request_latency{model_name, API, entrypoint}           histogram, in
-                                                                               microseconds
-    :tensorflow:serving:model_versions_loaded{model_name}                      gauge
+    :tensorflow:serving:request_count{model_name, API, signature_name, entrypoint, status}
+                                                        counter
+    :tensorflow:serving:request_latency{model_name, API, signature_name, entrypoint}
+                                                        histogram, in microseconds
+    :tensorflow:serving:model_versions_loaded{model_name}
+                                                        gauge
 
 `API` is predict, classify, regress, multi_inference, metadata or status;
+`signature_name` is the signature the request ran (the first, for a
+MultiInference of several), "" when it ran none (metadata, status, or a
+request that failed before its model call: an unknown signature among them);
 `entrypoint` is REST or GRPC; `status` is TF Serving's error code (OK,
 INVALID_ARGUMENT, NOT_FOUND, ...). A request naming a model this server does
 not serve is counted under `model_name=""`, so that clients cannot grow the
-number of series. With `--rest_api_workers > 1` each process counts its own
+number of series; the signature label only ever names a signature that ran.
+TF Serving's request count has the labels model_name and status, its latency
+model_name, API and entrypoint: a query that selects on those selects the
+same requests here (summing over the labels it does not name). With `--rest_api_workers > 1` each process counts its own
 requests (a scrape reaches one of them).
 """
 
@@ -38,6 +46,8 @@ from google.protobuf import text_format
 
 DEFAULT_PATH = "/monitoring/prometheus/metrics"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+SIGNATURES_RUN = "torchestimator.signatures_run"  # an ASGI scope key: the list the REST app
+# appends the names of the signatures a request ran to (MonitoredApp's signature label)
 REQUEST_COUNT = ":tensorflow:serving:request_count"
 REQUEST_LATENCY = ":tensorflow:serving:request_latency"
 VERSIONS_LOADED = ":tensorflow:serving:model_versions_loaded"
@@ -103,24 +113,24 @@ class Metrics:
     def __init__(self, models: Mapping[str, Any] | None = None):
         self._models = models or {}
         self._lock = threading.Lock()
-        self._counts: dict[tuple[str, str, str, str], int] = {}
-        # (model, API, entrypoint) -> [bucket counts..., sum in us, count]
-        self._latency: dict[tuple[str, str, str], list[float]] = {}
+        self._counts: dict[tuple[str, str, str, str, str], int] = {}
+        # (model, API, signature, entrypoint) -> [bucket counts..., sum in us, count]
+        self._latency: dict[tuple[str, str, str, str], list[float]] = {}
 
     def observe(self, model: str, method: str, protocol: str, status: str,
-                seconds: float) -> None:
-        """Counts one request to `model` (its `method`: predict, classify, ...) over `protocol`
-        (rest or grpc) answered with `status` (TF Serving's error code name, e.g. OK) in
-        `seconds`."""
+                seconds: float, signature: str = "") -> None:
+        """Counts one request to `model` (its `method`: predict, classify, ...; the
+        `signature` it ran, "" for none) over `protocol` (rest or grpc) answered with
+        `status` (TF Serving's error code name, e.g. OK) in `seconds`."""
         entrypoint = protocol.upper()
         micros = seconds * 1e6
         index = bisect.bisect_left(LATENCY_BUCKETS_US, micros)
         with self._lock:
-            key = (model, method, entrypoint, status)
+            key = (model, method, signature, entrypoint, status)
             self._counts[key] = self._counts.get(key, 0) + 1
-            latency = self._latency.get(key[:3])
+            latency = self._latency.get(key[:4])
             if latency is None:
-                latency = self._latency[key[:3]] = [0.0] * (len(LATENCY_BUCKETS_US) + 3)
+                latency = self._latency[key[:4]] = [0.0] * (len(LATENCY_BUCKETS_US) + 3)
             latency[index] += 1
             latency[-2] += micros
             latency[-1] += 1
@@ -132,7 +142,7 @@ class Metrics:
             latency = sorted((k, list(v)) for k, v in self._latency.items())
         lines = [f"# HELP {REQUEST_COUNT} The total number of requests.",
                  f"# TYPE {REQUEST_COUNT} counter"]
-        names = ("model_name", "API", "entrypoint", "status")
+        names = ("model_name", "API", "signature_name", "entrypoint", "status")
         lines += [f"{REQUEST_COUNT}{_labels(names, key)} {value}" for key, value in counts]
         lines += [f"# HELP {REQUEST_LATENCY} Distribution of wall time (in microseconds) for "
                   "requests.", f"# TYPE {REQUEST_LATENCY} histogram"]
@@ -141,13 +151,13 @@ class Metrics:
             for bound, count in zip(LATENCY_BUCKETS_US, values):
                 cumulative += count
                 le = f'le="{_number(bound)}"'
-                lines.append(f"{REQUEST_LATENCY}_bucket{_labels(names[:3], key, le)} "
+                lines.append(f"{REQUEST_LATENCY}_bucket{_labels(names[:4], key, le)} "
                              f"{int(cumulative)}")
             le = 'le="+Inf"'
-            lines.append(f"{REQUEST_LATENCY}_bucket{_labels(names[:3], key, le)} "
+            lines.append(f"{REQUEST_LATENCY}_bucket{_labels(names[:4], key, le)} "
                          f"{int(values[-1])}")
-            lines.append(f"{REQUEST_LATENCY}_sum{_labels(names[:3], key)} {_number(values[-2])}")
-            lines.append(f"{REQUEST_LATENCY}_count{_labels(names[:3], key)} {int(values[-1])}")
+            lines.append(f"{REQUEST_LATENCY}_sum{_labels(names[:4], key)} {_number(values[-2])}")
+            lines.append(f"{REQUEST_LATENCY}_count{_labels(names[:4], key)} {int(values[-1])}")
         lines += [f"# HELP {VERSIONS_LOADED} The number of versions of a model loaded and "
                   "serving.", f"# TYPE {VERSIONS_LOADED} gauge"]
         for name in sorted(self._models):
@@ -199,6 +209,8 @@ class MonitoredApp:
             return
         started = time.perf_counter()
         status = [500]
+        ran: list[str] = []  # (the signatures the request ran: RestApp appends them)
+        scope = {**scope, SIGNATURES_RUN: ran}
 
         async def watching_send(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -211,7 +223,7 @@ class MonitoredApp:
             name, api = _rest_route(path)
             self.metrics.observe(self.metrics.model_label(name), api, "rest",
                                  _HTTP_CODES.get(status[0], f"HTTP_{status[0]}"),
-                                 time.perf_counter() - started)
+                                 time.perf_counter() - started, ran[0] if ran else "")
 
     async def _scrape(self, scope: dict, send: Callable) -> None:
         if scope["method"] not in ("GET", "HEAD"):

@@ -90,27 +90,29 @@ class RestApi:
         self._batcher = batcher
 
     # ------------------------------------------------------------------------ dispatch
-    def handle(self, method: str, path: str, body: bytes,
-               deadline: float | None = None) -> tuple[int, bytes]:
+    def handle(self, method: str, path: str, body: bytes, deadline: float | None = None,
+               ran: list[str] | None = None) -> tuple[int, bytes]:
         """Answers one request on this thread: returns (HTTP status, JSON body bytes). Past
-        `deadline` (a `time.monotonic()` value) the work stops at its next step with a 504."""
+        `deadline` (a `time.monotonic()` value) the work stops at its next step with a 504.
+        The names of the signatures run are appended to `ran` (when given)."""
         try:
             check_deadline(deadline)
             payload = run_steps(self._dispatch(method.upper(), path, body, deadline),
-                                self._batcher)
+                                self._batcher, ran)
         except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
             return _failure(method, path, error)
         return 200, _json_bytes(payload)
 
     async def handle_async(self, method: str, path: str, body: bytes, deadline: float | None,
-                           run_alone: RunAlone) -> tuple[int, bytes]:
+                           run_alone: RunAlone, ran: list[str] | None = None
+                           ) -> tuple[int, bytes]:
         """`handle` on the running event loop, for a small request: its model calls wait for
         their batch without holding a thread (`Batcher.submit`), and a call the batcher does
         not take (or any, without a batcher) is awaited from `run_alone`."""
         try:
             check_deadline(deadline)
             payload = await run_steps_async(self._dispatch(method.upper(), path, body, deadline),
-                                            self._batcher, run_alone)
+                                            self._batcher, run_alone, ran)
         except Exception as error:  # noqa: BLE001 - the server answers, then keeps serving
             return _failure(method, path, error)
         return 200, _json_bytes(payload)
