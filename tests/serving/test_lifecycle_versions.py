@@ -1,11 +1,13 @@
 """ModelVersions and ModelConfigWatcher in process, on real exports: version policies, labels,
-a held version unloaded only when released, a corrupt version reported END, config reloads."""
+a held version unloaded only when released, a corrupt version reported END, a version being
+written never served partial, config reloads."""
 
 from __future__ import annotations
 
 import logging
 import os
 import shutil
+import time
 
 import pytest
 
@@ -99,6 +101,38 @@ def test_a_corrupt_version_is_reported_and_the_old_one_keeps_serving(base):
     (failed,) = models.status(9)
     assert failed["state"] == "END" and failed["status"]["error_message"]
     assert models.get(None).version == 3
+
+
+def test_a_version_being_written_is_not_served_until_it_is_whole(base, exports):
+    """A copy not yet renamed into place (an exporter's temp-... directory) is not a
+    version; a version written in place is reported END while it is partial, the old one
+    serving, and loads once the rest of its files arrive (its directory changed)."""
+    models = ModelVersions("iris", base, poll_seconds=0, lazy=False)
+    models.start()
+    try:
+        source = exports["iris_v2"]
+        files = sorted(os.listdir(source))
+        scratch = os.path.join(base, "temp-1700000000")
+        os.makedirs(scratch)
+        shutil.copy(os.path.join(source, "saved_model.json"), scratch)
+        models.refresh()
+        assert _served(models) == {3: "AVAILABLE"}
+        target = os.path.join(base, "4")
+        os.makedirs(target)
+        shutil.copy(os.path.join(source, "saved_model.json"), target)  # the first file only
+        models.refresh()
+        assert _served(models) == {3: "AVAILABLE", 4: "END"}
+        assert models.get(None).version == 3
+        time.sleep(0.05)  # (past the file system's timestamp granularity: the directory's
+        # mtime, which the failed load was stamped with, changes with the files below)
+        for name in files:
+            if name != "saved_model.json":
+                shutil.copy(os.path.join(source, name), target)
+        models.refresh()
+        assert _served(models) == {4: "AVAILABLE"}
+        assert models.get(None).version == 4
+    finally:
+        models.stop()
 
 
 def _write(path, models: list[str]) -> None:
