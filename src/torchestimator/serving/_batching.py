@@ -240,10 +240,8 @@ class Batcher:
         with a 504 RequestError once `deadline` (`time.monotonic()`) passes while queued;
         `BatchQueueFull` (503) is raised at once."""
         signature = servable.signature(signature_name)
-        shaped = _shape_key(inputs, features)
-        if shaped is None or shaped[0] > self.params.max_batch_size:
-            with self._lock:
-                self.stats["unbatched"] += 1
+        shaped = self._batchable(inputs, features)
+        if shaped is None:
             return None
         loop = asyncio.get_running_loop()
         task = _Task(inputs, shaped[0], deadline, loop.create_future())
@@ -264,10 +262,8 @@ class Batcher:
         504 RequestError once `deadline` (`time.monotonic()`) passes while queued.
         """
         signature = servable.signature(signature_name)
-        shaped = _shape_key(inputs, features)
-        if shaped is None or shaped[0] > self.params.max_batch_size:
-            with self._lock:
-                self.stats["unbatched"] += 1
+        shaped = self._batchable(inputs, features)
+        if shaped is None:
             return call_signature(signature, inputs, features)
         rows, shape = shaped
         task = _Task(inputs, rows, deadline)
@@ -282,6 +278,16 @@ class Batcher:
             raise task.error
         assert task.outputs is not None
         return task.outputs
+
+    def _batchable(self, inputs: Mapping[str, Any], features: bool) -> tuple[int, tuple] | None:
+        """`_shape_key` of a request the batcher takes; None (counted unbatched) for one it
+        runs alone: inputs that cannot be batched, or more rows than `max_batch_size`."""
+        shaped = _shape_key(inputs, features)
+        if shaped is None or shaped[0] > self.params.max_batch_size:
+            with self._lock:
+                self.stats["unbatched"] += 1
+            return None
+        return shaped
 
     def _enqueue(self, key: tuple, servable: Any, signature_name: str, signature: Any,
                  features: bool, task: _Task) -> None:

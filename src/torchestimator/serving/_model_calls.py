@@ -86,13 +86,18 @@ class _Returned(NamedTuple):
     value: Any
 
 
-def _resume(steps: Steps, value: Any, error: BaseException | None) -> ModelCall | _Returned:
+def _resume(steps: Steps, value: Any, error: BaseException | None,
+            ran: list[str] | None) -> ModelCall | _Returned:
     """Resumes a handler's generator with its last call's outputs (`value`), or with that
-    call's `error` raised where it yielded: returns its next `ModelCall`, or `_Returned`."""
+    call's `error` raised where it yielded: returns its next `ModelCall` (its signature's
+    name appended to `ran`, when given), or `_Returned`."""
     try:
-        return steps.send(value) if error is None else steps.throw(error)
+        step = steps.send(value) if error is None else steps.throw(error)
     except StopIteration as stop:
         return _Returned(stop.value)
+    if ran is not None:
+        ran.append(step.signature_name)
+    return step
 
 
 def run_steps(steps: Steps, batcher: Any = None, ran: list[str] | None = None) -> Any:
@@ -100,16 +105,14 @@ def run_steps(steps: Steps, batcher: Any = None, ran: list[str] | None = None) -
     `run_call`; returns what the handler returns (raises what it raises). Each call's
     signature name is appended to `ran` (when given: the request's metrics label)."""
     with contextlib.closing(steps):
-        step = _resume(steps, None, None)
+        step = _resume(steps, None, None, ran)
         while type(step) is not _Returned:
-            if ran is not None:
-                ran.append(step.signature_name)
             try:
                 outputs = run_call(step, batcher)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded
-                step = _resume(steps, None, failure)
+                step = _resume(steps, None, failure, ran)
             else:
-                step = _resume(steps, outputs, None)
+                step = _resume(steps, outputs, None, ran)
         return step.value
 
 
@@ -124,16 +127,14 @@ async def run_steps_async(steps: Steps, batcher: Any, run_alone: RunAlone,
     on the loop: give it small requests only. Each call's signature name is appended to
     `ran`, as `run_steps` does."""
     with contextlib.closing(steps):
-        step = _resume(steps, None, None)
+        step = _resume(steps, None, None, ran)
         while type(step) is not _Returned:
-            if ran is not None:
-                ran.append(step.signature_name)
             try:
                 outputs = await _run_on_loop(step, batcher, run_alone)
             except Exception as failure:  # noqa: BLE001 - raised in the handler, where it yielded
-                step = _resume(steps, None, failure)
+                step = _resume(steps, None, failure, ran)
             else:
-                step = _resume(steps, outputs, None)
+                step = _resume(steps, outputs, None, ran)
         return step.value
 
 
