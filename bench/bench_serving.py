@@ -217,11 +217,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def serve_command(base: str) -> list[str]:
+    """`torchestimator serve` of the model "iris" at the base directory `base`, on 127.0.0.1
+    (the ports are the caller's flags)."""
+    return [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
+            "--model_name", "iris", "--model_base_path", base, "--log_level", "warning"]
+
+
 def start_server(base: str, port: int, threads: int, extra: list[str]) -> subprocess.Popen:
     """`torchestimator serve` on `port` (with `extra` flags), once it answers."""
-    command = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
-               "--rest_api_port", str(port), "--model_name", "iris", "--model_base_path", base,
-               "--log_level", "warning"]
+    command = serve_command(base) + ["--rest_api_port", str(port)]
     if threads:
         command += ["--rest_api_num_threads", str(threads)]
     process = subprocess.Popen(command + extra)
@@ -695,8 +700,7 @@ def protocol_rows(base: str, client_counts: list[int], seconds: float, extra: li
                     "num_batch_threads { value: 1 }\nmax_enqueued_batches { value: 1000 }\n")
         return ["--enable_batching", "--batching_parameters_file", params]
 
-    serve = [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
-             "--model_name", "iris", "--model_base_path", base, "--log_level", "warning"]
+    serve = serve_command(base)
     servers = [("bare ", "bare", [sys.executable, __file__, "--_bare_asgi"], ["rest", "grpc"])]
     servers.append(("", "serve", serve + extra, ["rest", "grpc"]))
     for timeout in batch_timeouts:
@@ -801,10 +805,8 @@ def rollover_rows(version_dir: str, clients: int, seconds: float, load_generator
         base = os.path.join(folder, "iris")
         shutil.copytree(version_dir, os.path.join(base, "1"))
         port, grpc_port = free_port(), free_port()
-        server = start_process([sys.executable, "-m", "torchestimator", "serve", "--host",
-                                "127.0.0.1", "--model_name", "iris", "--model_base_path", base,
-                                "--log_level", "warning", "--rest_api_port", str(port),
-                                "--port", str(grpc_port)], port)
+        server = start_process(serve_command(base) + ["--rest_api_port", str(port),
+                                                       "--port", str(grpc_port)], port)
         load = h2load_run if load_generator == "h2load" else run_load
         pool = ThreadPoolExecutor(1)
         try:
