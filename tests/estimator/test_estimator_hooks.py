@@ -183,6 +183,7 @@ def test_nan_tensor_hook_without_failing_requests_stop(tmp_path):
     x[10] = np.nan  # in the second batch
     log: list = []
     hook = tf.estimator.NanTensorHook("loss", fail_on_nan_loss=False)
+    hook._deferred = False  # checked after every step, as on the CPU (deferred: the test below)
     est.evaluate(input_fn(4, x=x), hooks=[hook, Recorder(log, fetch_step=False)])
     assert log.count(("before_run",)) == 2
 

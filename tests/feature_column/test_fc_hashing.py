@@ -1,5 +1,6 @@
 """FarmHash Fingerprint64, vectorized: values equal TensorFlow 2.15's, stable across processes."""
 
+import os
 import subprocess
 import sys
 
@@ -88,7 +89,10 @@ def test_hash_is_stable_across_processes():
     for seed in ("0", "12345"):
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True,
-            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            # the package as this run imports it (installed, or src/ on PYTHONPATH as on a GPU
+            # machine with its own torch build)
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin",
+                 "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
         ).stdout.strip()
         runs.add(out)
     assert len(runs) == 1

@@ -9,6 +9,7 @@ unpickling happens.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from typing import Any
@@ -30,9 +31,14 @@ def program_to_bytes(program: torch.export.ExportedProgram) -> tuple[bytes, dict
         serialize as _serde,
     )
 
-    artifact = _serde.serialize(
-        program, serialize_state_dict=False, serialize_constants=False, serialize_example_inputs=False
-    )
+    # the graph alone: the tensors are stored apart (the switches are newer than torch 2.11,
+    # whose `serialize` always packs the tensors too; that copy is not used)
+    accepted = inspect.signature(_serde.serialize).parameters
+    artifact = _serde.serialize(program, **{
+        switch: False for switch in
+        ("serialize_state_dict", "serialize_constants", "serialize_example_inputs")
+        if switch in accepted
+    })
     tensors: dict[str, torch.Tensor] = {}
     for name, value in program.state_dict.items():
         prefix = _PARAMETER if isinstance(value, torch.nn.Parameter) else _STATE

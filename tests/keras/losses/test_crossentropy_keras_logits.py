@@ -53,6 +53,7 @@ def test_fit_with_softmax_and_categorical_crossentropy_reports_the_logits_loss()
     model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(3, activation="softmax")])
     model.compile(optimizer="sgd", loss="categorical_crossentropy")
     loss = model.evaluate(x, y, batch_size=64, verbose=0)
-    logits = torch.from_numpy(x) @ model.layers[0].kernel.detach() + model.layers[0].bias.detach()
+    kernel, bias = (np.asarray(w) for w in model.layers[0].weights)  # host copies, on any device
+    logits = torch.from_numpy(x) @ torch.from_numpy(kernel) + torch.from_numpy(bias)
     expected = torch.nn.functional.cross_entropy(logits, torch.from_numpy(y)).item()
     assert loss == pytest.approx(expected, rel=1e-6)

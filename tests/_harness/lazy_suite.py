@@ -1,0 +1,55 @@
+"""The whole test suite on a second device without a GPU: `TORCHESTIMATOR_DEVICE=lazy:0`.
+
+    TORCHESTIMATOR_DEVICE=lazy:0 python3 -m pytest -m "not slow" tests/estimator
+
+runs the tests as `tools/gpu_check.sh` runs them on CUDA, with torch's lazy TorchScript backend
+as the device (`device_leaks.py` says what it catches and what it cannot): every weight, slot,
+metric state, table and batch the library places goes to `lazy:0`, and a tensor it leaves on
+the CPU fails the operation that meets it, as on a GPU. `tests/conftest.py` calls `install`
+when the variable names a lazy device. It is slow (the backend compiles each new graph; about
+20x the CPU run), so it is a check to run by hand on the folders a change touches, not part of
+the default run, whose device-leak tests (`tests/test_device_placement.py`) run a few paths
+on the same device.
+
+What fails under it and not on a GPU: operations the lazy backend lacks (view operations with
+no lazy kernel, such as packing a padded sequence for a masked RNN), its TorchScript
+interpreter's own dtype rules, and tests that mix the library's tensors with CPU tensors of
+their own instead of copying to the host as a user would.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from _harness import device_leaks
+
+_INSTALLED: list[bool] = []
+
+
+def install() -> torch.device:
+    """Readies the lazy device for a whole run: initialises the backend, routes `unbind` around
+    its bug (`device_leaks`), and ends the lazy graph after every step of the library's loop
+    (`torch._lazy.mark_step`, as torch_xla's loops do; without it each step's graph holds every
+    earlier one and a run slows quadratically). Returns the device."""
+    device = device_leaks.leak_device()
+    if _INSTALLED:
+        return device
+    _INSTALLED.append(True)
+    import torch._lazy  # noqa: PLC0415 - only for a lazy run
+
+    from torchestimator._engine import loop
+
+    torch.Tensor.unbind = device_leaks._unbind  # type: ignore[method-assign]
+    torch.unbind = device_leaks._unbind_fn
+    steps = loop._loop
+
+    def marked_loop(step_fn, *args, **kwargs):  # noqa: ANN001, ANN202 - the loop's own signature
+        def step(batch):  # noqa: ANN001, ANN202
+            outputs = step_fn(batch)
+            torch._lazy.mark_step()
+            return outputs
+
+        return steps(step, *args, **kwargs)
+
+    loop._loop = marked_loop
+    return device
