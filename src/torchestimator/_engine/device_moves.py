@@ -13,7 +13,8 @@ optimizers). The default reads a `torch.optim.Optimizer`'s `state`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import torch
@@ -122,3 +123,38 @@ def move_training_state(modules: Iterable[torch.nn.Module], optimizers: Iterable
         if optimizer is not None:
             moved = move_optimizer(optimizer, device, optimizer_state, weights_moved) or moved
     return moved
+
+
+@contextlib.contextmanager
+def weights_on_host(modules: Sequence[torch.nn.Module]) -> Iterator[None]:
+    """The weights and buffers of `modules` on the CPU for the block (each Parameter object
+    kept, as `move_modules` does), then back on the devices they were on. An export is traced
+    and written from the host, so that it loads and serves on a CPU-only machine; the model
+    it was made from (one still training on a GPU) is where it was afterwards."""
+    cpu = torch.device("cpu")
+    weights: dict[int, tuple[torch.Tensor, torch.device]] = {}
+    buffers: list[tuple[torch.nn.Module, str, torch.device]] = []
+    for module in modules:
+        for parameter in module.parameters():
+            if parameter.device != cpu:
+                weights.setdefault(id(parameter), (parameter, parameter.device))
+        for sub in module.modules():
+            for name, buffer in sub._buffers.items():
+                if buffer is not None and buffer.device != cpu:
+                    buffers.append((sub, name, buffer.device))
+    if not weights and not buffers:
+        yield
+        return
+    with torch.no_grad():
+        for parameter, _ in weights.values():
+            move_in_place(parameter, cpu)
+        for sub, name, _ in buffers:
+            sub._buffers[name] = sub._buffers[name].to(cpu)
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for parameter, device in weights.values():
+                move_in_place(parameter, device)
+            for sub, name, device in buffers:
+                sub._buffers[name] = sub._buffers[name].to(device)

@@ -80,6 +80,15 @@ def to_device(value: Any, device: torch.device, non_blocking: bool = True,
     return value
 
 
+def iter_on_host(source: Iterable) -> Iterator:
+    """`iter(source)`, a `tf.data.Dataset`'s elements left on the host (`Dataset._iter_on_host`;
+    `iter(dataset)` puts them on the default device for a program's own loop): what the
+    library's input pipelines read. They keep string and id features on the host for the
+    feature columns and move each batch to the device once, in the loop."""
+    on_host = getattr(source, "_iter_on_host", None)
+    return on_host() if on_host is not None else iter(source)
+
+
 def moved_batches(batches: Iterable, device: torch.device, host_keys: Callable[[], frozenset]) -> Iterator:
     """Yields each batch of `batches` moved to `device` (`to_device`), the features under the keys
     `host_keys()` returns at that time kept on the host."""

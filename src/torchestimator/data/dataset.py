@@ -37,7 +37,7 @@ from torchestimator.data._dataset_sources import SourcesMixin
 from torchestimator.data._dataset_stateful import StatefulMixin
 from torchestimator.data._dataset_transforms import TransformsMixin
 from torchestimator.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-from torchestimator.data.iterator import DatasetIterator, NumpyIterator
+from torchestimator.data.iterator import DatasetIterator, NumpyIterator, placement_device
 from torchestimator.data.options import Options
 from torchestimator.data.validation import as_callable
 from torchestimator.errors import InvalidArgumentError
@@ -140,7 +140,13 @@ class Dataset(SourcesMixin, TransformsMixin, StatefulMixin, abc.ABC):
 
     # -------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator:
-        """Starts a new pass; yields elements with torch tensors as components."""
+        """Starts a new pass; yields elements with torch tensors as components, on the device
+        tensors are created on (the default device, a GPU when there is one; see
+        `DatasetIterator`)."""
+        return DatasetIterator(self, placement_device())
+
+    def _iter_on_host(self) -> Iterator:
+        """A new pass whose elements stay on the host (the library's input pipelines)."""
         return DatasetIterator(self)
 
     def as_numpy_iterator(self) -> Iterator:

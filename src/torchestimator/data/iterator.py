@@ -7,6 +7,8 @@ from typing import Any
 import torch
 
 from torchestimator._dtypes import string
+from torchestimator._engine.loop import to_device
+from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.data.optional import get_next_as_optional
 from torchestimator.data.streams import iter_elements
 from torchestimator.data.string_tensor import for_user
@@ -16,13 +18,21 @@ from torchestimator.data.structure import flat_specs, make_packer
 class DatasetIterator:
     """One pass over a dataset (TF's `tf.data.Iterator`); yields elements with torch tensors.
 
+    `iter(dataset)` in a program puts each element's tensors on the device objects are created
+    on (`creation_device`: the `tf.device` block's, else the default device, a GPU when there is
+    one), so that a custom training loop's batches meet the model's weights there as TF's
+    implicit copies make them meet; on the CPU nothing is copied. String components stay on the
+    host. The library's own input pipelines (`fit`, the Estimator) read a dataset on the host
+    (`_engine.loop.iter_on_host`) and move each batch once, after the host-side work.
+
     Dropping the iterator (or calling `close()`) stops the background threads of the pass.
     """
 
-    __slots__ = ("_dataset", "_flat", "_pack", "_strings")
+    __slots__ = ("_dataset", "_device", "_flat", "_pack", "_strings")
 
-    def __init__(self, dataset: Any):
+    def __init__(self, dataset: Any, device: torch.device | None = None):
         self._dataset = dataset
+        self._device = device  # None: the elements stay where the pipeline made them
         self._flat = iter_elements(dataset._open())
         self._pack = None
         self._strings: list[int] = []  # the flat positions of string components
@@ -47,6 +57,10 @@ class DatasetIterator:
             flat = list(flat)
             for i in self._strings:
                 flat[i] = for_user(flat[i])
+        device = self._device
+        if device is not None:
+            flat = [to_device(v, device) if type(v) is torch.Tensor and v.device != device else v
+                    for v in flat]
         return pack(flat)
 
     def get_next(self) -> Any:
@@ -66,6 +80,13 @@ class DatasetIterator:
         close = getattr(self._flat, "close", None)
         if close is not None:
             close()
+
+
+def placement_device() -> torch.device | None:
+    """The device `iter(dataset)` puts elements on: `creation_device()` unless it is the CPU
+    (None: nothing to move)."""
+    device = creation_device()
+    return None if device.type == "cpu" else device
 
 
 def to_numpy(component: Any) -> Any:

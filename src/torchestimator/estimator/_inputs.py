@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.loop import iter_on_host
 from torchestimator.estimator.mode_keys import ModeKeys
 
 logger = logging.getLogger("torchestimator")
@@ -83,7 +84,7 @@ def batches_from(make_batches: Callable[[], Iterable], position: int) -> tuple[A
             logger.info("The input of the last train() was used up at its last checkpoint: reading "
                         "input_fn from its start.")
             position = 0
-    iterator = iter(batches)
+    iterator = iter_on_host(batches)
     if position:
         logger.info("Resuming the input of an interrupted train() after %d batches.", position)
         for _ in range(position):
@@ -96,7 +97,7 @@ def batches_from(make_batches: Callable[[], Iterable], position: int) -> tuple[A
         close = getattr(iterator, "close", None)
         if close is not None:
             close()
-        iterator = iter(make_batches())
+        iterator = iter_on_host(make_batches())
         first = next(iterator, None)
     return first, iterator
 

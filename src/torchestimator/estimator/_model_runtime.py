@@ -246,6 +246,20 @@ class ModelRuntime:
                             keras_optimizer_state,
                             variables=[v for _, v in self.state.free_variables()])
 
+    @contextlib.contextmanager
+    def on_device(self, device: torch.device) -> Iterator[None]:
+        """The runtime on `device` for the block: model_fn creates its objects there and
+        `prepare` moves a model built earlier there. Afterwards the runtime's device is back,
+        and so is a model that was built before the block (with its optimizers' state)."""
+        previous, was_built = self.device, self.state.is_built()
+        self.device = device
+        try:
+            yield
+        finally:
+            self.device = previous
+            if was_built and previous is not None and previous != device:
+                self.place_model()
+
     def set_training(self, training: bool = True) -> None:
         """Puts the model's layers in train (True) or eval mode."""
         for layer in self.state.layers():

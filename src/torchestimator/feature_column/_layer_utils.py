@@ -9,6 +9,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.data.columns import packed_matrix
 from torchestimator.feature_column import serialization
 from torchestimator.feature_column._base import FeatureColumn
@@ -51,7 +52,11 @@ def normalize_columns(
 
 
 def target_device(layer: torch.nn.Module, features: Mapping[str, Any]) -> torch.device:
-    """The device outputs go to: the layer's weights', else the first tensor feature's, else CPU."""
+    """The device outputs go to: the layer's weights', else that of the first feature on an
+    accelerator, else (host features only: numpy arrays, strings, CPU tensors such as the ids
+    an Estimator keeps on the host) the device objects are created on now (`creation_device`:
+    the `tf.device` block's, a model_fn's, else the default device), where the layers this one
+    feeds keep their weights."""
     for p in layer._parameters.values():  # its own weights first: no walk over submodules
         if p is not None:
             return p.device
@@ -59,9 +64,9 @@ def target_device(layer: torch.nn.Module, features: Mapping[str, Any]) -> torch.
         for p in layer.parameters():
             return p.device
     for value in features.values():
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.Tensor) and value.device.type != "cpu":
             return value.device
-    return torch.device("cpu")
+    return creation_device()
 
 
 def check_batch_sizes(outputs: list[tuple[str, torch.Tensor]]) -> None:

@@ -28,6 +28,8 @@ from torch.utils import _pytree as pytree
 from torchestimator import _dtypes
 from torchestimator._dtypes import TensorSpec
 from torchestimator._engine import export_capture, state_io, storage
+from torchestimator._engine.device_moves import weights_on_host
+from torchestimator._engine.device_scope import placement_scope
 from torchestimator.saved_model import _layout, _program
 from torchestimator.saved_model._export_output import (
     CLASSIFY_METHOD,
@@ -238,7 +240,22 @@ def build(
     with `exact`, replacing what is there); returns that directory (str).
 
     `run(features)` returns {signature key: ExportOutput}; `modules` hold the weights `run`
-    uses (they become the program's parameters)."""
+    uses (they become the program's parameters). The export is traced on the host: weights on
+    an accelerator are on the CPU while it is made, and back where they were afterwards, so an
+    export of a model trained on a GPU loads and serves on a machine without one."""
+    with weights_on_host(modules), placement_scope(torch.device("cpu")):
+        return _build_on_host(export_dir_base, run, receiver, modules, assets_extra, what, exact)
+
+
+def _build_on_host(
+    export_dir_base: str | os.PathLike,
+    run: Callable[[Any], Mapping[str, Any]],
+    receiver: ReceiverSpec,
+    modules: Sequence[torch.nn.Module],
+    assets_extra: Mapping[str, str] | None,
+    what: str,
+    exact: bool,
+) -> str:
     sample = receiver.sample_features(SAMPLE_BATCH)
     model_sample: Any = sample
     if receiver.single_feature:

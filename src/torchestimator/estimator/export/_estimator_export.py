@@ -45,20 +45,21 @@ def export_saved_model(
         raise ValueError(f"Couldn't find trained model at {estimator.model_dir}.")
     sample = spec.sample_features(_builder.SAMPLE_BATCH)
     model_sample: Any = next(iter(sample.values())) if spec.single_feature else sample
-    runtime.prepare(ModeKeys.PREDICT, model_sample, path)
-    for layer in runtime.state.layers():
-        layer.to("cpu")
-    runtime.set_training(False)
+    # made on the host (an export of a GPU-trained model serves on a CPU-only machine); a model
+    # still training (an exporter of train_and_evaluate) is back on its device afterwards
+    with runtime.on_device(torch.device("cpu")):
+        runtime.prepare(ModeKeys.PREDICT, model_sample, path)
+        runtime.set_training(False)
 
-    def run(features: Any) -> Mapping[str, Any]:
-        return runtime.call_model_fn(features, None, ModeKeys.PREDICT).export_outputs
+        def run(features: Any) -> Mapping[str, Any]:
+            return runtime.call_model_fn(features, None, ModeKeys.PREDICT).export_outputs
 
-    modules: list[torch.nn.Module] = list(runtime.state.layers())
-    free = [v for _, v in runtime.state.free_variables() if isinstance(v, torch.nn.Parameter)]
-    if free:  # tf.Variables made outside layers become the program's parameters too
-        modules.append(torch.nn.ParameterList(free))
-    with torch.random.fork_rng(devices=[]), _as_plain_parameters(free):
-        directory = _builder.build(base, run, spec, modules, assets_extra, what="model_fn")
+        modules: list[torch.nn.Module] = list(runtime.state.layers())
+        free = [v for _, v in runtime.state.free_variables() if isinstance(v, torch.nn.Parameter)]
+        if free:  # tf.Variables made outside layers become the program's parameters too
+            modules.append(torch.nn.ParameterList(free))
+        with torch.random.fork_rng(devices=[]), _as_plain_parameters(free):
+            directory = _builder.build(base, run, spec, modules, assets_extra, what="model_fn")
     return os.fsencode(directory)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine import loop
 from torchestimator._ops import nest
 from torchestimator.keras._sparse_inputs import take_rows
 from torchestimator.keras.engine import one_hot_labels
@@ -163,6 +164,10 @@ class ArrayData:
     # each batch is `(x,)` of an `x` given alone (not as a tuple): Keras hands an overridden
     # train/test/predict step that `x` itself (set by `make_data`)
     single_x = False
+    # the device the steps run on (set by the Keras front): one-hot label batches and their
+    # class ids are recorded there, the tensors the step will see (`_record`)
+    device: torch.device | None = None
+    _arrays_on: torch.device | None = None
 
     def __init__(self, x: Any, y: Any, sample_weight: Any, batch_size: int, shuffle: bool):
         self.x = nest.map_structure(lambda v: _to_array(v, "x"), _normalize(x))
@@ -177,6 +182,9 @@ class ArrayData:
         # exactly one-hot labels: decided once here; each batch's ids are recorded as it is
         # yielded, for the crossentropy and accuracy to ask for (`one_hot_labels`)
         self.class_ids = one_hot_labels.class_ids_of(self.y)
+        # arrays given on an accelerator (torch tensors already there) are indexed there
+        first = next((t for t in nest.flatten(self.x) if isinstance(t, torch.Tensor)), None)
+        self._arrays_on = first.device if first is not None and first.device.type != "cpu" else None
 
     def split(self, validation_split: float) -> ArrayData:
         """Moves the last `validation_split` of the samples into a new ArrayData (Keras' rule)."""
@@ -219,13 +227,15 @@ class ArrayData:
         # order of float summation, so none is drawn (it cost W3 ~14 us of a ~215 us epoch).
         # on the host: the arrays it indexes are there (a `tf.device` block sets torch's default)
         order = torch.randperm(n, device="cpu") if self.shuffle and n > bs else None
+        if order is not None and self._arrays_on is not None:
+            order = order.to(self._arrays_on)  # the index where the arrays are
         x, y, sw = self.x, self.y, self.sample_weight
         ids = self.class_ids
         if order is None and n <= bs and skip <= 0 and n:
             # one batch of every sample in order: the data themselves (a slice of the whole would
             # be a view of the same memory, made anew each epoch: ~4 us of W3's ~200 us epoch)
             if ids is not None:  # recorded as a view: the record is the adapter's own tensor
-                y = one_hot_labels.record(y[:], ids)
+                y = self._record(y[:], ids)
             yield pack_x_y_sample_weight(x, y, sw)
             return
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
@@ -240,15 +250,24 @@ class ArrayData:
             if plain and order is not None:
                 y_batch = None if y is None else y.index_select(0, index)
                 if ids is not None:
-                    one_hot_labels.record(y_batch, ids.index_select(0, index))
+                    y_batch = self._record(y_batch, ids.index_select(0, index))
                 yield pack_x_y_sample_weight(
                     x.index_select(0, index), y_batch, None if sw is None else sw.index_select(0, index),
                 )
             else:
                 y_batch = _take(y, index)
                 if ids is not None:
-                    one_hot_labels.record(y_batch, _take(ids, index))
+                    y_batch = self._record(y_batch, _take(ids, index))
                 yield pack_x_y_sample_weight(_take(x, index), y_batch, _take(sw, index))
+
+    def _record(self, y_batch: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """Records `ids` as the class ids of the one-hot label batch `y_batch`, on the steps'
+        device (both copied there first when it is not the batch's: the step sees that very
+        tensor, as the loop leaves a tensor already on its device alone); returns the batch."""
+        device = self.device
+        if device is not None and y_batch.device != device:
+            y_batch, ids = loop.to_device(y_batch, device), loop.to_device(ids, device)
+        return one_hot_labels.record(y_batch, ids)
 
 
 def _normalize(value: Any) -> Any:
@@ -310,7 +329,7 @@ class IterableData:
         epochs' iterator alone; a generator is never peeked at (None)."""
         if isinstance(self.source, Iterator):
             return None
-        element = next(iter(self.source), None)
+        element = next(loop.iter_on_host(self.source), None)
         return None if element is None else _as_batch(element)
 
     def _epoch_iterator(self) -> Iterator:
@@ -318,7 +337,7 @@ class IterableData:
             return self.source  # a generator continues where it stopped
         if self._continues and self._iterator is not None:
             return self._iterator  # steps_per_epoch: continue across epochs
-        return iter(self.source)
+        return loop.iter_on_host(self.source)
 
     def _input_ended(self, produced: int) -> None:
         """The source raised StopIteration after `produced` elements of this epoch."""

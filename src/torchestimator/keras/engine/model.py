@@ -211,7 +211,7 @@ class Model(Trainer, Layer):
         self._build_shapes = input_shape
         try:
             with self._build_precision():  # a mixed model's trace runs as its calls will
-                shape_inference._run(self, (spec,), {}, 0, "cpu")
+                shape_inference._run(self, (spec,), {}, 0, shape_inference.trace_device(self))
         except Exception:
             self.built = False
             raise

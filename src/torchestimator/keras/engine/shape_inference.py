@@ -6,7 +6,8 @@ device (no memory, no FLOPs) with its weights swapped for meta copies by
 `torch.func.functional_call`. Unknown dimensions are filled twice with
 different sizes; output dimensions that differ between the two traces are
 unknown (None). Layers that cannot run on meta, or whose sublayers are not
-built yet (a subclassed model), are traced once on small CPU tensors instead.
+built yet (a subclassed model), are traced on small real tensors instead, on the
+device of their weights (`trace_device`: where the weights they create are made).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops import nest
+from torchestimator._ops.control_ops._context import creation_device
 from torchestimator.keras._ragged_inputs import materialize, spec_of
 from torchestimator.keras._sparse_inputs import materialize as materialize_sparse
 from torchestimator.keras._sparse_inputs import spec_of as sparse_spec_of
@@ -72,11 +74,12 @@ def _trace_output_spec(layer: Any, args: tuple, kwargs: dict) -> Any:
             first = _run(layer, args, kwargs, 0, "meta")
             second = _run(layer, args, kwargs, 1, "meta")
             return _merge(first, second)
-        except Exception as e:  # an op without a meta kernel: trace on the CPU instead
+        except Exception as e:  # an op without a meta kernel: trace on real tensors instead
             errors.append(e)
+    device = trace_device(layer)
     try:
-        first = _run(layer, args, kwargs, 0, "cpu")
-        second = _run(layer, args, kwargs, 1, "cpu")
+        first = _run(layer, args, kwargs, 0, device)
+        second = _run(layer, args, kwargs, 1, device)
         return _merge(first, second)
     except Exception as e:
         shapes = nest.map_structure(
@@ -88,7 +91,21 @@ def _trace_output_spec(layer: Any, args: tuple, kwargs: dict) -> Any:
         ) from e
 
 
-def _materialize(value: Any, which: int, device: str) -> Any:
+def trace_device(layer: torch.nn.Module) -> torch.device:
+    """The device `layer` is traced on when it cannot run on meta: that of its weights (the
+    first weight or buffer found), else the device the weights it creates while traced are made
+    on (`creation_device`: the `tf.device` block's, else the default device), so that the zeros
+    it is traced on meet its weights on one device."""
+    for tensor in layer.parameters():
+        if tensor.device.type != "meta":
+            return tensor.device
+    for tensor in layer.buffers():
+        if tensor.device.type != "meta":
+            return tensor.device
+    return creation_device()
+
+
+def _materialize(value: Any, which: int, device: str | torch.device) -> Any:
     if not isinstance(value, KerasTensor):
         return value
     shape = tuple(
@@ -107,7 +124,7 @@ def _materialize(value: Any, which: int, device: str) -> Any:
     return tensor
 
 
-def _run(layer: Any, args: tuple, kwargs: dict, which: int, device: str) -> Any:
+def _run(layer: Any, args: tuple, kwargs: dict, which: int, device: str | torch.device) -> Any:
     real_args = nest.map_structure(lambda v: _materialize(v, which, device), args)
     real_kwargs = nest.map_structure(lambda v: _materialize(v, which, device), kwargs)
     previous = CONTEXT.tracing

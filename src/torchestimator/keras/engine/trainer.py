@@ -428,6 +428,9 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
             data = parallel.replica_data(data, synced=True)
             val_data = None if val_data is None else parallel.replica_data(val_data, synced=False)
         device = self._place()
+        for part in (data, val_data):
+            if isinstance(part, ArrayData):
+                part.device = device  # one-hot labels' class ids recorded where the steps run
         if not self.built:
             self._build_from_data(data, device)
         self._loss_sources = None
@@ -511,6 +514,8 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         restart = getattr(data, "restart", None)
         if restart is not None:
             restart()  # each evaluation reads the input from its start, as TF's
+        if isinstance(data, ArrayData):
+            data.device = device  # one-hot labels' class ids recorded where the steps run
         events = _CallbackEvents(self, callbacks, "test") if callbacks is not None else None
         if callbacks is not None:
             callbacks.on_test_begin()

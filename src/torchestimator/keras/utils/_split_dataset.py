@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.loop import iter_on_host
+
 __all__ = ["split_dataset"]
 
 
@@ -64,7 +66,7 @@ def _iterator(dataset: Any, kind: Any) -> Any:
     if kind is data.Dataset:
         if _is_batched(dataset):
             dataset = dataset.unbatch()
-        return iter(dataset)
+        return iter_on_host(dataset)
     return iter(dataset)
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.loop import iter_on_host
+
 
 def to_numpy(value: Any, layer: str) -> np.ndarray:
     """Returns `value` as a numpy array (tensors are moved to the CPU; strings stay str)."""
@@ -68,7 +70,7 @@ def iter_batches(data: Any, layer: str, batch_size: int | None = None, steps: in
             f"{layer}.adapt() expects a numpy array, a tensor, a list or an iterable of batches "
             f"(e.g. a tf.data.Dataset); received {type(data).__name__}."
         )
-    yield from _checked(iter(data), layer, steps)
+    yield from _checked(iter_on_host(data), layer, steps)
 
 
 def _checked(batches: Iterator[Any], layer: str, steps: int | None) -> Iterator[Any]:

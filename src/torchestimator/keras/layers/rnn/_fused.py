@@ -51,6 +51,8 @@ def run(
     would produce them.
     """
     kernel = _KERNELS[mode]
+    if x.device.type != "cpu":  # cuDNN views its weights flat: the transposed kernels as copies
+        params = [p.contiguous() for p in params]
     train = torch.is_grad_enabled()
     hx = tuple(s.unsqueeze(0) for s in states) if mode == "lstm" else states[0].unsqueeze(0)
     if lengths is None:

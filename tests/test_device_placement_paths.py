@@ -1,0 +1,124 @@
+"""Paths a run of the suite on a second device (`TORCHESTIMATOR_DEVICE=lazy:0`,
+tests/_harness/lazy_suite.py) found leaving tensors on the CPU, as a GPU run would: a subclassed
+model built from a shape, a custom training loop over a `tf.data.Dataset`, `fit` on tensors
+already on the device, one-hot labels' class ids, a feature-column layer over host features, the
+weights of a model being exported moved to the host and back. Each runs on `lazy:0` here (a real
+second device: mixing its tensors with CPU ones raises, as CUDA's do). An export of a model on
+the device cannot be run whole on `lazy:0`: torch.export keeps weak references to the weights,
+and the lazy backend can move them back in place only by swapping tensors, which those refuse
+(CUDA moves them with `set_data`); the GPU check runs it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torchestimator as tf
+from _harness.device_leaks import assert_on_device, available, on_leak_device
+from torchestimator._engine import device_moves, loop
+from torchestimator.keras.engine import one_hot_labels
+
+pytestmark = pytest.mark.skipif(not available(), reason="this torch build has no lazy backend")
+
+_RNG = np.random.default_rng(0)
+_X = _RNG.normal(size=(32, 3)).astype(np.float32)
+_Y = (_X[:, :1] > 0).astype(np.float32)
+
+
+class _Net(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = tf.keras.layers.Dense(4, activation="relu")
+        self.out = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.out(self.hidden(x))
+
+
+def test_a_subclassed_model_built_from_a_shape_is_traced_where_its_weights_are_made():
+    with on_leak_device() as device:
+        net = _Net()
+        net.build((None, 3))  # traced on zeros: on the device its sublayers create weights on
+        assert_on_device(net, device, "net")
+        assert net(_X).device.type == device.type
+
+
+def test_a_custom_training_loop_over_a_dataset_runs_on_the_default_device():
+    """TF's 'training loop from scratch': batches from `iter(dataset)` meet the model's weights."""
+    with on_leak_device() as device:
+        tf.keras.utils.set_random_seed(0)
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        loss_fn = tf.keras.losses.BinaryCrossentropy(from_logits=True)
+        optimizer = tf.keras.optimizers.SGD(0.1)
+        dataset = tf.data.Dataset.from_tensor_slices((_X, _Y)).batch(8)
+        for x, y in dataset:
+            assert x.device.type == y.device.type == device.type
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_weights)
+            optimizer.apply_gradients(zip(grads, model.trainable_weights))
+        assert_on_device(model, device, "model")
+        assert np.isfinite(float(loss))
+        # the library's own pipelines read the dataset on the host and move each batch once
+        x, _ = next(loop.iter_on_host(dataset))
+        assert x.device.type == "cpu"
+        strings = tf.data.Dataset.from_tensor_slices(np.array(["a", "b"]))
+        assert [s.numpy() for s in strings] == [b"a", b"b"]  # strings stay host values
+    x, _ = next(iter(dataset))  # on a CPU machine (the default device): nothing moves
+    assert x.device.type == "cpu"
+
+
+def test_fit_on_tensors_already_on_the_device_shuffles_there():
+    with on_leak_device() as device:
+        x, y = torch.from_numpy(_X).to(device), torch.from_numpy(_Y).to(device)
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        history = model.fit(x, y, batch_size=8, epochs=2, shuffle=True, verbose=0).history
+        assert len(history["loss"]) == 2 and np.isfinite(history["loss"]).all()
+
+
+def test_one_hot_labels_keep_their_class_ids_on_the_device(monkeypatch):
+    seen = []
+    real = one_hot_labels.class_ids
+
+    def spy(labels):
+        ids = real(labels)
+        seen.append(None if ids is None else (labels.device.type, ids.device.type))
+        return ids
+
+    monkeypatch.setattr(one_hot_labels, "class_ids", spy)
+    y = tf.keras.utils.to_categorical((_X[:, 0] > 0).astype(int), 2)
+    with on_leak_device() as device:
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
+        model.compile("sgd", "categorical_crossentropy", metrics=["accuracy"])
+        model.fit(_X, y, batch_size=8, epochs=1, verbose=0, validation_split=0.25)
+        model.evaluate(_X, y, batch_size=8, verbose=0)
+    used = [s for s in seen if s is not None]
+    assert used and all(s == (device.type, device.type) for s in used)
+
+
+def test_dense_features_over_host_features_outputs_where_the_next_layer_is():
+    fc = tf.feature_column
+    columns = [fc.numeric_column("x"),
+               fc.indicator_column(fc.categorical_column_with_vocabulary_list("kind", ["a", "b"]))]
+    features = {"x": np.linspace(-1, 1, 8).astype("float32"), "kind": np.array(["a", "b"] * 4, dtype=object)}
+    with on_leak_device() as device:
+        model = tf.keras.Sequential([tf.keras.layers.DenseFeatures(columns), tf.keras.layers.Dense(1)])
+        out = model(features)  # numpy and strings only: DenseFeatures has no weights to follow
+        assert out.device.type == device.type
+        assert_on_device(model, device, "model")
+
+
+def test_weights_on_host_moves_them_for_the_block_and_back_in_place():
+    with on_leak_device() as device:
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2),
+                                     tf.keras.layers.BatchNormalization()])
+        kernel = model.layers[0].kernel
+        with device_moves.weights_on_host([model]):
+            assert model.layers[0].kernel is kernel and kernel.device.type == "cpu"
+            assert all(b.device.type == "cpu" for b in model.buffers())
+            assert all(w.device.type == "cpu" for w in model.weights)
+        assert model.layers[0].kernel is kernel
+        assert_on_device(model, device, "model")
+
