@@ -71,21 +71,75 @@ def _unbind_fn(input: torch.Tensor, dim: int = 0) -> tuple:  # noqa: A002 - torc
     return _unbind(input, dim)
 
 
+_TORCH_SPLIT = torch.Tensor.split
+_TORCH_CHUNK = torch.Tensor.chunk
+_TORCH_CHUNK_FN = torch.chunk
+
+
+def _narrowed(tensor: torch.Tensor, sizes: list[int], dim: int) -> tuple:
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return tuple(tensor.narrow(dim, start, size) for start, size in zip(starts, sizes))
+
+
+def _split(self: torch.Tensor, split_size: Any, dim: int = 0) -> tuple:
+    # `split` and `chunk` of a lazy tensor have `unbind`'s bug: `narrow` each part instead
+    if self.device.type != "lazy":
+        return _TORCH_SPLIT(self, split_size, dim)
+    length = self.shape[dim]
+    if isinstance(split_size, int):
+        sizes = [min(split_size, length - start) for start in range(0, length, split_size)] or [0]
+    else:
+        sizes = list(split_size)
+    return _narrowed(self, sizes, dim)
+
+
+def _chunk(self: torch.Tensor, chunks: int, dim: int = 0) -> tuple:
+    if self.device.type != "lazy":
+        return _TORCH_CHUNK(self, chunks, dim)
+    length = self.shape[dim]
+    size = -(-length // chunks) if length else 0
+    return _split(self, size, dim) if size else (self,)
+
+
+def _chunk_fn(input: torch.Tensor, chunks: int, dim: int = 0) -> tuple:  # noqa: A002 - torch's name
+    return _chunk(input, chunks, dim)
+
+
+def route_around_lazy_bugs() -> None:
+    """Routes `unbind`, `split` and `chunk` of lazy tensors through `select`/`narrow` (their own
+    lazy kernels give parts that the next lazy operation refuses as CPU tensors: a false leak)."""
+    torch.Tensor.unbind = _unbind  # type: ignore[method-assign]
+    torch.unbind = _unbind_fn
+    torch.Tensor.split = _split  # type: ignore[method-assign]
+    torch.Tensor.chunk = _chunk  # type: ignore[method-assign]
+    torch.chunk = _chunk_fn
+
+
+def restore_torch() -> None:
+    """Undoes `route_around_lazy_bugs`."""
+    torch.Tensor.unbind = _TORCH_UNBIND  # type: ignore[method-assign]
+    torch.unbind = _TORCH_UNBIND_FN
+    torch.Tensor.split = _TORCH_SPLIT  # type: ignore[method-assign]
+    torch.Tensor.chunk = _TORCH_CHUNK  # type: ignore[method-assign]
+    torch.chunk = _TORCH_CHUNK_FN
+
+
 @contextlib.contextmanager
 def on_leak_device() -> Iterator[torch.device]:
     """Sets `TORCHESTIMATOR_DEVICE` to the second device for the block (the library's
     `default_device()`); yields the device. The variable's previous value is back afterwards.
-    (`unbind` of a lazy tensor is routed around a lazy-backend bug for the block.)"""
+    (`unbind`, `split` and `chunk` of a lazy tensor are routed around a lazy-backend bug for
+    the block: `route_around_lazy_bugs`; a whole lazy run, `lazy_suite`, keeps them routed.)"""
     device = leak_device()
     previous = os.environ.get(_ENV)
     os.environ[_ENV] = str(device)
-    torch.Tensor.unbind = _unbind  # type: ignore[method-assign]
-    torch.unbind = _unbind_fn
+    routed_already = torch.Tensor.split is _split
+    route_around_lazy_bugs()
     try:
         yield device
     finally:
-        torch.Tensor.unbind = _TORCH_UNBIND  # type: ignore[method-assign]
-        torch.unbind = _TORCH_UNBIND_FN
+        if not routed_already:
+            restore_torch()
         if previous is None:
             os.environ.pop(_ENV, None)
         else:

@@ -27,8 +27,8 @@ _INSTALLED: list[bool] = []
 
 
 def install() -> torch.device:
-    """Readies the lazy device for a whole run: initialises the backend, routes `unbind` around
-    its bug (`device_leaks`), and ends the lazy graph after every step of the library's loop
+    """Readies the lazy device for a whole run: initialises the backend, routes `unbind`, `split`
+    and `chunk` around its bug (`device_leaks`), and ends the lazy graph after every step of the library's loop
     (`torch._lazy.mark_step`, as torch_xla's loops do; without it each step's graph holds every
     earlier one and a run slows quadratically). Returns the device."""
     device = device_leaks.leak_device()
@@ -39,8 +39,7 @@ def install() -> torch.device:
 
     from torchestimator._engine import loop
 
-    torch.Tensor.unbind = device_leaks._unbind  # type: ignore[method-assign]
-    torch.unbind = device_leaks._unbind_fn
+    device_leaks.route_around_lazy_bugs()
     steps = loop._loop
 
     def marked_loop(step_fn, *args, **kwargs):  # noqa: ANN001, ANN202 - the loop's own signature

@@ -145,7 +145,7 @@ def test_plain_numeric_columns_take_one_stack_with_the_same_result():
     torch.testing.assert_close(fast, general, rtol=0, atol=0)
     # integer features, wrong widths and missing keys go the general way (same values, same errors)
     ints = dict(features, a=torch.arange(5))
-    torch.testing.assert_close(layer(ints)[:, 0], torch.arange(5, dtype=torch.float32))
+    torch.testing.assert_close(layer(ints)[:, 0].cpu(), torch.arange(5, dtype=torch.float32))
     with pytest.raises(ValueError, match="'c'"):
         layer(dict(features, c=torch.zeros(5, 2)))
     with pytest.raises((KeyError, ValueError), match="b"):

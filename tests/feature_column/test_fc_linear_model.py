@@ -137,14 +137,15 @@ def test_a_run_of_numeric_columns_is_one_matmul_with_the_per_column_result():
             w.copy_(torch.tensor(rng.normal(size=tuple(w.shape)), dtype=torch.float32))
     assert [keys for keys, _ in layer._segments] == [None, ("x0", "x1", "x2")]
     out = layer(features)
-    expected = layer.bias.detach().clone().expand(5, 2).clone()
+    # expected values on the host (the layer may run on an accelerator: the GPU check)
+    expected = layer.bias.detach().cpu().expand(5, 2).clone()
     for column in layer._feature_columns:
-        w = layer._state_manager.get_variable(column, "weights").detach()
+        w = layer._state_manager.get_variable(column, "weights").detach().cpu()
         if column.name == "cat":
             expected += w[torch.tensor([0, 1, 1, 0, 1])]
         else:
             expected += features[column.name][:, None] @ w
-    torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(out.detach().cpu(), expected, rtol=1e-6, atol=1e-6)
     out.sum().backward()
     x1 = layer._state_manager.get_variable(cols[1], "weights")
-    torch.testing.assert_close(x1.grad, features["x1"].sum().expand(1, 2).clone())
+    torch.testing.assert_close(x1.grad.cpu(), features["x1"].sum().expand(1, 2).clone())
