@@ -122,3 +122,21 @@ def test_weights_on_host_moves_them_for_the_block_and_back_in_place():
         assert model.layers[0].kernel is kernel
         assert_on_device(model, device, "model")
 
+
+
+def test_host_tensors_given_to_a_model_go_to_its_weights_device():
+    """TF copies an op's host input to the op's device: `model(tf.constant(x))` on a GPU."""
+    a, b = tf.keras.Input((3,)), tf.keras.Input((2,))
+    with on_leak_device() as device:
+        built = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+        functional = tf.keras.Model([a, b], tf.keras.layers.Dense(1)(tf.keras.layers.Concatenate()([a, b])))
+        outputs = {
+            "built": built(tf.constant(_X[:2])),
+            "ones": built(tf.ones((2, 3))),
+            "unbuilt": tf.keras.Sequential([tf.keras.layers.Dense(2)])(tf.constant(_X[:2])),
+            "layer": tf.keras.layers.Dense(2)(torch.ones(2, 3)),
+            "list": functional([tf.ones((2, 3)), torch.ones(2, 2)]),
+        }
+        assert {k: v.device.type for k, v in outputs.items()} == dict.fromkeys(outputs, device.type)
+    layer = tf.keras.layers.Dense(2)  # on a CPU machine a CPU input stays put
+    assert layer(torch.ones(2, 3)).device.type == "cpu"

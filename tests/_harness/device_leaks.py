@@ -135,11 +135,16 @@ def on_leak_device() -> Iterator[torch.device]:
     os.environ[_ENV] = str(device)
     routed_already = torch.Tensor.split is _split
     route_around_lazy_bugs()
+    from torchestimator.keras.engine.call_context import WEIGHTS_OFF_HOST  # noqa: PLC0415
+
+    weights_off_host = WEIGHTS_OFF_HOST[0]
     try:
         yield device
     finally:
         if not routed_already:
             restore_torch()
+        # the weights made in the block were its own: later CPU tests keep the fast path
+        WEIGHTS_OFF_HOST[0] = weights_off_host
         if previous is None:
             os.environ.pop(_ENV, None)
         else:

@@ -21,7 +21,7 @@ def test_from_tensor_slices_array_yields_torch_rows():
     rows = list(ds)
     assert len(rows) == 3
     assert isinstance(rows[0], torch.Tensor) and rows[0].dtype == torch.float32
-    torch.testing.assert_close(rows[2], torch.tensor([4.0, 5.0]))
+    torch.testing.assert_close(rows[2].cpu(), torch.tensor([4.0, 5.0]))  # on the default device
     assert ds.element_spec == tf.TensorSpec((2,), tf.float32)
     assert ds.cardinality() == 3 and len(ds) == 3
 

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchestimator as tf
+from torchestimator._engine import loop
 from torchestimator.data import encoded_strings
 from torchestimator.data.columns import Block, packed, packed_matrix
 from torchestimator.data.encoded_strings import DictionaryCodes, dictionary_codes
@@ -76,7 +77,7 @@ def _packed_batch(n=64, k=3):
     features = {f"x{j}": np.arange(n, dtype=np.float32) * (j + 1) + 0.5 for j in range(k)}
     features["zz"] = np.array([f"s{i % 5}" for i in range(n)], dtype=object)  # not packed
     ds = tf.data.Dataset.from_tensor_slices(features).shuffle(n, seed=0).batch(n)
-    return next(iter(ds))
+    return next(loop.iter_on_host(ds))  # on the host, as fit and the Estimator read it
 
 
 def test_packed_matrix_equals_the_stack_of_the_packed_columns():

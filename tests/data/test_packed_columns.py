@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import torchestimator as tf
+from torchestimator._engine import loop
 from torchestimator._engine.object_scope import ObjectScope
 from torchestimator.data import columns
 from torchestimator.data.columns import Block, PackedBlock, packed
@@ -56,13 +57,14 @@ def test_batches_of_packed_columns_equal_the_inputs():
             np.testing.assert_array_equal(batch[key].numpy(), x[rows, j])
         seen.extend(rows.tolist())
     assert sorted(seen) == list(range(300))
-    unshuffled = next(iter(tf.data.Dataset.from_tensor_slices(features).batch(7)))  # views of the source
+    # read on the host, as fit and the Estimator read (iter() in a program moves to the default device)
+    unshuffled = next(loop.iter_on_host(tf.data.Dataset.from_tensor_slices(features).batch(7)))  # views of the source
     np.testing.assert_array_equal(unshuffled["b"].numpy(), x[:7, 1])
 
 
 def _batch():
     features = {k: np.arange(10, dtype=np.float32) * (j + 1) for j, k in enumerate(("x0", "x1", "x2"))}
-    return next(iter(tf.data.Dataset.from_tensor_slices(features).shuffle(10, seed=0).batch(10)))
+    return next(loop.iter_on_host(tf.data.Dataset.from_tensor_slices(features).shuffle(10, seed=0).batch(10)))
 
 
 def _is_matrix(stack, base):

@@ -28,9 +28,11 @@ def _model(units: int = 3) -> tf.keras.Model:
 
 
 def _out(model: tf.keras.Model, x: np.ndarray) -> torch.Tensor:
-    """The model's outputs for `x`, without autograd."""
+    """The model's outputs for `x`, without autograd, on the host (where the expected values
+    are computed; the model may run on a GPU)."""
     with torch.no_grad():
-        return model(torch.from_numpy(x))
+        out = model(torch.from_numpy(x))
+    return {k: v.cpu() for k, v in out.items()} if isinstance(out, dict) else out.cpu()
 
 
 def _two_outputs() -> tf.keras.Model:

@@ -22,7 +22,7 @@ from torchestimator._ops import nest
 from torchestimator.keras._ragged_inputs import call_on_ragged
 from torchestimator.keras._sparse_inputs import call_on_sparse
 from torchestimator.keras.engine import shape_inference
-from torchestimator.keras.engine.call_context import CONTEXT
+from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
 from torchestimator.keras.engine.input_spec import assert_input_compatibility
 from torchestimator.keras.engine.keras_tensor import KerasTensor, is_symbolic
 from torchestimator.keras.engine.layer_utils import (
@@ -94,6 +94,9 @@ class LayerCallMixin:
             inputs = args[0]
         if not self.built:
             self._maybe_build(inputs)
+        if WEIGHTS_OFF_HOST[0] and not CONTEXT.depth and not CONTEXT.tracing:
+            args = self._host_inputs_to_weights(args)
+            inputs = args[0]
         if self._input_spec is not None:
             self._check_input_spec(inputs)
         input_mask = None
@@ -165,6 +168,25 @@ class LayerCallMixin:
         ):
             args = (inputs.to(self._compute_dtype),) + args[1:]
         return args
+
+    def _host_inputs_to_weights(self, args: tuple) -> tuple:
+        """Phase 4b (top-level calls, once a weight lives on an accelerator): host tensors go
+        where the layer's weights are, as TF copies an op's input to the op's device -- one CPU
+        tensor, or a list/tuple of tensors (`model(tf.constant(x))`, `model(tf.ones(...))` on a
+        GPU). A feature dict stays: feature-column layers do their host work and place their own
+        outputs (`feature_column/_layer_utils.target_device`)."""
+        inputs = args[0]
+        if isinstance(inputs, torch.Tensor):
+            if inputs.device.type != "cpu":
+                return args
+        elif not (isinstance(inputs, (list, tuple)) and inputs
+                  and all(isinstance(t, torch.Tensor) for t in inputs)
+                  and any(t.device.type == "cpu" for t in inputs)):
+            return args
+        weight = next(self.parameters(), None)
+        if weight is None or weight.device.type in ("cpu", "meta"):
+            return args
+        return (_to_device(inputs, weight.device),) + args[1:]
 
     def _check_input_spec(self, inputs: Any) -> None:
         """Phase 5 (layers with an input spec): raises ValueError when the inputs do not match."""
@@ -253,6 +275,9 @@ class LayerCallMixin:
         inputs = args[0]
         if not self.built:
             self._maybe_build(inputs)
+        if WEIGHTS_OFF_HOST[0] and not CONTEXT.depth and not CONTEXT.tracing:
+            args = self._host_inputs_to_weights(args)
+            inputs = args[0]
         if self._input_spec is not None:
             flat = inputs if isinstance(inputs, (list, tuple)) else [inputs]
             assert_input_compatibility(self._input_spec, flat, self.name)

@@ -20,7 +20,7 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._ops.control_ops import _context as _placement
 from torchestimator._variable import Variable
-from torchestimator.keras.engine.call_context import CONTEXT
+from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
 from torchestimator.keras.engine.layer_utils import (
     _resolve_constraint,
     _resolve_initializer,
@@ -147,6 +147,8 @@ class LayerWeightsMixin:
                 _placement.creation_device()
         if value.device != device:
             value = value.to(device)
+        if device.type not in ("cpu", "meta"):
+            WEIGHTS_OFF_HOST[0] = True  # host inputs of top-level calls now need a look
         constraint = _resolve_constraint(constraint)
         param = Variable.create(value, bool(trainable), f"{self.name}/{name}", constraint)
         if not self._trainable and param.requires_grad:

@@ -70,7 +70,7 @@ from torchestimator.keras.engine._layer_call import (  # noqa: F401 (re-exported
     _module_mode_decides,
 )
 from torchestimator.keras.engine._layer_weights import LayerWeightsMixin
-from torchestimator.keras.engine.call_context import CONTEXT
+from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.layer_utils import (
     _batch_input_shape_from_kwargs,
@@ -313,6 +313,8 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
                 if not context.depth and not context.tracing:  # top level: as `_call_in_context`
                     if self._compute_dtype in REDUCED_FLOATS:  # a mixed model's autocast: there
                         return self._call_phases(args, kwargs)
+                    if WEIGHTS_OFF_HOST[0] and type(inputs) is torch.Tensor and inputs.device.type == "cpu":
+                        return self._call_phases(args, kwargs)  # host input: maybe to the weights
                     context.generation += 1
                     scope = current_scope()
                     if scope is not None:

@@ -18,3 +18,9 @@ class CallContext(threading.local):
 
 
 CONTEXT = CallContext()
+
+
+#: Whether any layer weight was made on an accelerator in this process (`add_weight`); until
+#: then a top-level call skips the host-input check (`_layer_call._host_inputs_to_weights`), so
+#: CPU-only programs pay one list read per top-level call for it.
+WEIGHTS_OFF_HOST = [False]
