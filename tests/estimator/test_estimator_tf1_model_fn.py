@@ -206,4 +206,6 @@ def test_tf1_batch_normalization_and_dropout_follow_the_mode(tmp_path):
     assert est.get_variable_value("batch_normalization/moving_variance")[0] < 0.9
     first = est.evaluate(line_input_fn, steps=4)["loss"]
     assert est.evaluate(line_input_fn, steps=4)["loss"] == first  # inference: no dropout, no updates
-    assert first < 0.1
+    # it learned y = 2x + 1 (an untrained model's loss is about 2.3): the bound leaves room for
+    # the dropout draws of another seed or device (0.005-0.12 over seeds on the CPU)
+    assert first < 0.25
