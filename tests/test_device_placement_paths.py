@@ -138,5 +138,10 @@ def test_host_tensors_given_to_a_model_go_to_its_weights_device():
             "list": functional([tf.ones((2, 3)), torch.ones(2, 2)]),
         }
         assert {k: v.device.type for k, v in outputs.items()} == dict.fromkeys(outputs, device.type)
+        masked = torch.ones(2, 3)
+        masked._keras_mask = torch.tensor([True, False])
+        out = built(masked)  # the mask moves with its tensor and still propagates
+        assert out._keras_mask.device.type == device.type
+        assert out._keras_mask.cpu().tolist() == [True, False]
     layer = tf.keras.layers.Dense(2)  # on a CPU machine a CPU input stays put
     assert layer(torch.ones(2, 3)).device.type == "cpu"

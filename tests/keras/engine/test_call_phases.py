@@ -12,7 +12,7 @@ import torchestimator as tf
 from torchestimator._engine.object_scope import ObjectScope
 from torchestimator.feature_column import FeatureTransformationCache
 from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.engine.call_context import CONTEXT
+from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
 
 
 class Outer(tf.keras.layers.Layer):
@@ -30,6 +30,20 @@ def built_dense(units=3, dim=4):
     dense = tf.keras.layers.Dense(units)
     dense(torch.randn(2, dim))
     return dense
+
+
+@pytest.fixture(autouse=True)
+def _on_the_cpu():
+    """The phases and the fast path are the same code on every device; these white-box tests
+    pin theirs to the CPU, where their torch inputs are (on a GPU machine a CPU input of a layer
+    on the GPU takes the general path, to be moved: `_host_inputs_to_weights`)."""
+    weights_off_host = WEIGHTS_OFF_HOST[0]
+    WEIGHTS_OFF_HOST[0] = False
+    try:
+        with tf.device("/CPU:0"):
+            yield
+    finally:
+        WEIGHTS_OFF_HOST[0] = weights_off_host
 
 
 @pytest.fixture

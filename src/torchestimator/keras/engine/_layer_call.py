@@ -186,7 +186,7 @@ class LayerCallMixin:
         weight = next(self.parameters(), None)
         if weight is None or weight.device.type in ("cpu", "meta"):
             return args
-        return (_to_device(inputs, weight.device),) + args[1:]
+        return (_moved_with_mask(inputs, weight.device),) + args[1:]
 
     def _check_input_spec(self, inputs: Any) -> None:
         """Phase 5 (layers with an input spec): raises ValueError when the inputs do not match."""
@@ -293,3 +293,15 @@ class LayerCallMixin:
             outputs._keras_mask = input_mask  # a mask-preserving layer passes the mask through
         Node(self, args, kwargs, outputs)
         return outputs
+
+
+def _moved_with_mask(inputs: Any, device: torch.device) -> Any:
+    """`inputs` (a tensor, or a list/tuple of tensors) on `device`, each with its Keras mask
+    (`_keras_mask`, moved too) when it had one."""
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(_moved_with_mask(t, device) for t in inputs)
+    moved = _to_device(inputs, device)
+    mask = getattr(inputs, "_keras_mask", None)
+    if mask is not None and moved is not inputs:
+        moved._keras_mask = _to_device(mask, device)
+    return moved
