@@ -67,7 +67,7 @@ def test_python_result_is_the_float_of_result(dtype):
 
 def test_python_result_sees_state_changed_from_outside():
     tracker = LossTracker("loss")
-    tracker.add_batch_loss(torch.tensor(2.0), 10)
+    tracker.add_batch_loss(torch.tensor(2.0, device=tracker.total.device), 10)  # a step's loss
     assert tracker.python_result() == 2.0
     tracker.count.assign(40.0)  # the host count (10) is still to be added: 20 / 50
     assert tracker.python_result() == pytest.approx(0.4)
