@@ -33,16 +33,15 @@ from typing import Any
 import torch
 
 _ENV = "TORCHESTIMATOR_DEVICE"
-_READY: list[bool] = []
 
 
 def leak_device() -> torch.device:
-    """The second device (`lazy:0`), initialising torch's lazy TorchScript backend once."""
-    if not _READY:
-        from torch._lazy import ts_backend
+    """The second device (`lazy:0`), initialising torch's lazy TorchScript backend once (through
+    the library, which does the same for `TORCHESTIMATOR_DEVICE=lazy:0` in any process)."""
+    from torchestimator._engine import loop  # noqa: PLC0415
 
-        ts_backend.init()
-        _READY.append(True)
+    if not loop._LAZY_READY:
+        loop._ready_lazy_backend()
     return torch.device("lazy", 0)
 
 

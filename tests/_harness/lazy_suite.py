@@ -11,10 +11,17 @@ when the variable names a lazy device. It is slow (the backend compiles each new
 the default run, whose device-leak tests (`tests/test_device_placement.py`) run a few paths
 on the same device.
 
-What fails under it and not on a GPU: operations the lazy backend lacks (view operations with
-no lazy kernel, such as packing a padded sequence for a masked RNN), its TorchScript
-interpreter's own dtype rules, and tests that mix the library's tensors with CPU tensors of
-their own instead of copying to the host as a user would.
+What fails under it and not on a GPU (seen on the folders run so far): operations the lazy
+backend lacks (view operations with no lazy kernel, such as packing a padded sequence for a
+masked RNN); its in-place aliasing (batch normalization's running statistics, an `assign`
+followed by an in-place add); its TorchScript interpreter's dtype rules (`expected scalar type
+Float but found Double` where eager promotion takes a 0-dim double); moving weights back onto
+it in place after torch.export has traced them (torch.export keeps weak references, and lazy
+tensors can only be swapped, which those refuse; CUDA uses `set_data`); `torch.export` of a
+model on it; a crash in `test_torch_module_interop.py`; and tests that mix the library's
+tensors with CPU tensors of their own instead of copying to the host as a user would (those
+are fixed as found: they fail on a GPU too). Subprocesses of a test inherit the variable; the
+library initialises the backend there itself (`_engine.loop.default_device`).
 """
 
 from __future__ import annotations

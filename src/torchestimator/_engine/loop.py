@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch._lazy import ts_backend
 
 from torchestimator._engine.backward import backward
 from torchestimator._engine.device_scope import scoped_device
@@ -46,8 +47,22 @@ def default_device() -> torch.device:
         return scoped
     name = os.environ.get("TORCHESTIMATOR_DEVICE")
     if name:
-        return torch.device(name)
+        device = torch.device(name)
+        if device.type == "lazy" and not _LAZY_READY:
+            _ready_lazy_backend()
+        return device
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+_LAZY_READY: list[bool] = []
+
+
+def _ready_lazy_backend() -> None:
+    """Initialises torch's lazy TorchScript backend, once: `TORCHESTIMATOR_DEVICE=lazy:0` (the
+    test suite's stand-in for a GPU on a CPU-only machine) is then a usable device in any
+    process, the subprocesses of a test included."""
+    ts_backend.init()
+    _LAZY_READY.append(True)
 
 
 def to_device(value: Any, device: torch.device, non_blocking: bool = True,
