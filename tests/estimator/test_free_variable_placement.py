@@ -43,11 +43,12 @@ def _free_variables(est) -> dict:
 def test_free_variables_and_their_slots_follow_a_later_call_to_another_device(tmp_path):
     est = tf.estimator.Estimator(_model_fn, model_dir=str(tmp_path),
                                  config=tf.estimator.RunConfig(tf_random_seed=1))
-    est.train(_input_fn, steps=5)
-    before = _free_variables(est)
-    assert set(before) == {"w", "b"}
-    assert all(v.device.type == "cpu" for v in before.values())
-    loss_on_cpu = est.evaluate(_input_fn, steps=1)["loss"]
+    with tf.device("/CPU:0"):  # first on the host (on a GPU machine the default is the GPU)
+        est.train(_input_fn, steps=5)
+        before = _free_variables(est)
+        assert set(before) == {"w", "b"}
+        assert all(v.device.type == "cpu" for v in before.values())
+        loss_on_cpu = est.evaluate(_input_fn, steps=1)["loss"]
 
     with on_leak_device() as device:
         loss_there = est.evaluate(_input_fn, steps=1)["loss"]

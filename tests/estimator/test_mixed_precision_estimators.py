@@ -101,7 +101,7 @@ def test_model_fn_runs_under_the_policys_autocast_in_every_mode(tmp_path):
     def model_fn(features, labels, mode):
         w = tf.compat.v1.get_variable("w", shape=(6, 1), initializer=tf.zeros_initializer())
         product = features["x"] @ w
-        seen.append((mode, torch.is_autocast_enabled("cpu"), product.dtype, w.dtype))
+        seen.append((mode, torch.is_autocast_enabled(product.device.type), product.dtype, w.dtype))
         logits = tf.cast(product, tf.float32)
         if mode == tf.estimator.ModeKeys.PREDICT:
             return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
