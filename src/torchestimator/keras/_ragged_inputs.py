@@ -56,9 +56,10 @@ def call_on_ragged(layer: Any, args: tuple, kwargs: dict) -> Any:
     """Calls `layer` on args whose first is a RaggedTensor, as TF Keras does (see above)."""
     rt: RaggedTensor = args[0]
     kind = _kind(layer)
-    weight = next(layer.parameters(), None) if kind != "pass" and layer.built else None
+    # host data goes to the weights' device (a model's too: its layers get the values there)
+    weight = next(layer.parameters(), None) if layer.built else None
     if weight is not None and isinstance(rt.flat_values, torch.Tensor) \
-            and rt.flat_values.device != weight.device:  # host data goes to the weights' device
+            and rt.flat_values.device != weight.device:
         rt = rt.with_flat_values(rt.flat_values.to(weight.device))
     if kind == "pass":
         if not layer.built:
