@@ -275,9 +275,6 @@ class LayerCallMixin:
         inputs = args[0]
         if not self.built:
             self._maybe_build(inputs)
-        if WEIGHTS_OFF_HOST[0] and not CONTEXT.depth and not CONTEXT.tracing:
-            args = self._host_inputs_to_weights(args)
-            inputs = args[0]
         if self._input_spec is not None:
             flat = inputs if isinstance(inputs, (list, tuple)) else [inputs]
             assert_input_compatibility(self._input_spec, flat, self.name)

@@ -428,9 +428,8 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
             data = parallel.replica_data(data, synced=True)
             val_data = None if val_data is None else parallel.replica_data(val_data, synced=False)
         device = self._place()
-        for part in (data, val_data):
-            if isinstance(part, ArrayData):
-                part.device = device  # one-hot labels' class ids recorded where the steps run
+        if isinstance(data, ArrayData):  # (validation data: in `_evaluate_data`)
+            data.device = device  # one-hot labels' class ids recorded where the steps run
         if not self.built:
             self._build_from_data(data, device)
         self._loss_sources = None
