@@ -125,6 +125,12 @@ def defers_checks(device: torch.device) -> bool:
     return device.type != "cpu" or DEFER_CHECKS_ON_CPU
 
 
+def in_loop() -> bool:
+    """Whether this thread is running the training loop (`run_steps`/`iterate_steps`), which
+    reads deferred checks back; outside it a check on an accelerator reads its value at once."""
+    return getattr(_deferred, "loops", 0) > 0
+
+
 def defer_check(key: Hashable, values: tuple, combine: Callable[[tuple, tuple], tuple],
                 verdict: Callable[..., Exception | None]) -> None:
     """Records a check of `values` (tensors on the device) without reading them back.
@@ -191,6 +197,7 @@ def _loop(
     before_step, after_step = events.before_step, events.after_step
     iterator = iter(batches)
     step = 0
+    _deferred.loops = getattr(_deferred, "loops", 0) + 1
     try:
         while True:
             try:
@@ -217,6 +224,8 @@ def _loop(
     except BaseException:
         discard_deferred_checks()  # checks of the failed run do not surface in a later one
         raise
+    finally:
+        _deferred.loops -= 1
 
 
 def run_steps(

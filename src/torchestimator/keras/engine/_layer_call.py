@@ -174,7 +174,11 @@ class LayerCallMixin:
         where the layer's weights are, as TF copies an op's input to the op's device -- one CPU
         tensor, or a list/tuple of tensors (`model(tf.constant(x))`, `model(tf.ones(...))` on a
         GPU). A feature dict stays: feature-column layers do their host work and place their own
-        outputs (`feature_column/_layer_utils.target_device`)."""
+        outputs (`feature_column/_layer_utils.target_device`). A layer that follows its input's
+        device (`_follows_input_device`: Normalization, which runs in a host `tf.data` map as
+        well as in a model on the GPU) keeps its inputs where they are."""
+        if self._follows_input_device:
+            return args
         inputs = args[0]
         if isinstance(inputs, torch.Tensor):
             if inputs.device.type != "cpu":
@@ -234,6 +238,7 @@ class LayerCallMixin:
         precision = None
         if context.depth == 0 and not context.tracing:
             context.generation += 1
+            context.outer = self
             scope = current_scope()
             if scope is not None:
                 scope.record_layer_call(self)

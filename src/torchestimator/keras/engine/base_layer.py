@@ -110,6 +110,9 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
 
     _call_accepts_training = False
     _call_accepts_mask = False
+    #: True for a layer whose call runs on its input's device, wherever its weights are (a
+    #: preprocessing layer used in a host `tf.data` map): top-level calls leave its inputs there.
+    _follows_input_device = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -316,6 +319,7 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
                     if WEIGHTS_OFF_HOST[0] and type(inputs) is torch.Tensor and inputs.device.type == "cpu":
                         return self._call_phases(args, kwargs)  # host input: maybe to the weights
                     context.generation += 1
+                    context.outer = self
                     scope = current_scope()
                     if scope is not None:
                         scope.record_layer_call(self)

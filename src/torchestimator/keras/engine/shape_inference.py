@@ -127,8 +127,9 @@ def _materialize(value: Any, which: int, device: str | torch.device) -> Any:
 def _run(layer: Any, args: tuple, kwargs: dict, which: int, device: str | torch.device) -> Any:
     real_args = nest.map_structure(lambda v: _materialize(v, which, device), args)
     real_kwargs = nest.map_structure(lambda v: _materialize(v, which, device), kwargs)
-    previous = CONTEXT.tracing
+    previous, previous_device = CONTEXT.tracing, CONTEXT.trace_device
     CONTEXT.tracing = True
+    CONTEXT.trace_device = torch.device(device)  # host-data layers put their outputs there too
     try:
         with torch.no_grad():
             if device == "meta":
@@ -151,7 +152,7 @@ def _run(layer: Any, args: tuple, kwargs: dict, which: int, device: str | torch.
                 else:
                     outputs = layer(*real_args, **real_kwargs)
     finally:
-        CONTEXT.tracing = previous
+        CONTEXT.tracing, CONTEXT.trace_device = previous, previous_device
     return outputs
 
 

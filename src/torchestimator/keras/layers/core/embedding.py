@@ -7,6 +7,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine import loop
 from torchestimator.keras import constraints, initializers, regularizers
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
@@ -99,19 +100,45 @@ class Embedding(Layer):
         """Returns the embedding vectors of the integer ids in `inputs`."""
         if inputs.dtype not in (torch.int64, torch.int32):
             inputs = inputs.long()
+        if loop.defers_checks(inputs.device) and inputs.numel() and not inputs.is_meta:
+            inputs = self._checked_on_accelerator(inputs)
         try:
             out = F.embedding(inputs, self.embeddings)
         except IndexError:
             bad = inputs[(inputs < 0) | (inputs >= self.input_dim)]
-            raise IndexError(
-                f'Layer "{self.name}" (Embedding with input_dim={self.input_dim}) received '
-                f"index {int(bad.flatten()[0]) if bad.numel() else '?'}, which is not in "
-                f"[0, {self.input_dim}). Increase input_dim to the vocabulary size (+1 with "
-                "mask_zero) or fix the ids."
-            ) from None
+            raise self._index_error(int(bad.flatten()[0]) if bad.numel() else None) from None
         if self._compute_dtype != self._variable_dtype:
             out = out.to(self._compute_dtype)
         return out
+
+    def _checked_on_accelerator(self, ids: torch.Tensor) -> torch.Tensor:
+        """The ids' range check where an out-of-range id would be a device-side assert (CUDA)
+        instead of an IndexError: in the training loop it is deferred (`loop.defer_check`, read
+        back with the loop's other checks) and the ids are clamped meanwhile; outside it the
+        range is read back at once. Raises the IndexError the CPU raises."""
+        low, high = torch.aminmax(ids.detach())
+        if not loop.in_loop():
+            error = self._range_verdict(low.cpu(), high.cpu())
+            if error is not None:
+                raise error
+            return ids
+        loop.defer_check(("embedding_ids", id(self)), (low, high), _running_range, self._range_verdict)
+        return ids.clamp(0, self.input_dim - 1)
+
+    def _range_verdict(self, low: torch.Tensor, high: torch.Tensor) -> IndexError | None:
+        if int(low) < 0:
+            return self._index_error(int(low))
+        if int(high) >= self.input_dim:
+            return self._index_error(int(high))
+        return None
+
+    def _index_error(self, index: int | None) -> IndexError:
+        return IndexError(
+            f'Layer "{self.name}" (Embedding with input_dim={self.input_dim}) received '
+            f"index {'?' if index is None else index}, which is not in "
+            f"[0, {self.input_dim}). Increase input_dim to the vocabulary size (+1 with "
+            "mask_zero) or fix the ids."
+        )
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """Returns `inputs != 0` when `mask_zero`, else None."""
@@ -168,3 +195,8 @@ class Embedding(Layer):
             }
         )
         return config
+
+
+def _running_range(old: tuple, new: tuple) -> tuple:
+    """The deferred check's state: the smallest and the largest id seen."""
+    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])

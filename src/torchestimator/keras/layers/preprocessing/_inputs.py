@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from torchestimator._engine.loop import iter_on_host
+from torchestimator.keras.engine.call_context import nested_call_device
 
 
 def to_numpy(value: Any, layer: str) -> np.ndarray:
@@ -35,8 +36,15 @@ def is_string_array(array: np.ndarray) -> bool:
 
 
 def device_of(value: Any) -> torch.device:
-    """The device of a tensor input, else the CPU."""
-    return value.device if isinstance(value, torch.Tensor) else torch.device("cpu")
+    """Where a layer's outputs made from `value` go: a tensor input's device; for host data
+    (strings, numpy) the device of the model being called around the layer, if on an
+    accelerator (`call_context.nested_call_device`), else the CPU."""
+    if isinstance(value, torch.Tensor):
+        return value.device
+    return nested_call_device() or _CPU
+
+
+_CPU = torch.device("cpu")
 
 
 def iter_batches(data: Any, layer: str, batch_size: int | None = None, steps: int | None = None) -> Iterator[Any]:

@@ -46,6 +46,8 @@ class Normalization(Layer):
     `max(sqrt(variance), epsilon)`. Output shape = input shape.
     """
 
+    _follows_input_device = True  # it runs in host tf.data maps and in models on the GPU
+
     def __init__(
         self, axis: Any = -1, mean: Any = None, variance: Any = None, invert: bool = False, **kwargs: Any
     ):
@@ -221,10 +223,13 @@ class Normalization(Layer):
 
     # ------------------------------------------------------------------ call
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        """Returns `(inputs - mean) / max(sqrt(variance), epsilon)` (or the inverse)."""
+        """Returns `(inputs - mean) / max(sqrt(variance), epsilon)` (or the inverse), on the
+        inputs' device (the statistics are copied there: a host `tf.data` map of a layer whose
+        weights are on the GPU runs on the host)."""
         x = inputs.to(self._compute_dtype)
-        mean = self.mean.to(x.dtype).reshape(self._broadcast_shape)
-        std = torch.clamp(torch.sqrt(self.variance.to(x.dtype)), min=epsilon()).reshape(self._broadcast_shape)
+        mean = self.mean.to(x.device, x.dtype).reshape(self._broadcast_shape)
+        std = torch.clamp(torch.sqrt(self.variance.to(x.device, x.dtype)), min=epsilon()).reshape(
+            self._broadcast_shape)
         try:  # numpy-style broadcasting of the statistics against the input, as TF's
             if self.invert:
                 return mean + x * std

@@ -273,7 +273,7 @@ class TextVectorization(Layer):
                 out = torch.nn.functional.pad(out, (0, length - out.shape[-1]))
         if scalar and self._split is not None:
             out = out[0]
-        device = self._device_anchor.device
+        device = _inputs.nested_call_device() or self._device_anchor.device
         return out if out.device == device else out.to(device)
 
     def _to_ragged(self, ids: torch.Tensor, tokens: np.ndarray) -> Any:
