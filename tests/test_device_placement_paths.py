@@ -146,3 +146,46 @@ def test_host_tensors_given_to_a_model_go_to_its_weights_device():
     with tf.device("/CPU:0"):  # weights on the host: a CPU input stays put
         layer = tf.keras.layers.Dense(2)
         assert layer(torch.ones(2, 3)).device.type == "cpu"
+
+
+def test_string_layers_nested_in_a_model_put_their_ids_on_the_models_device():
+    """TF's text-classification export model: TextVectorization (ids made on the host from
+    strings) feeding an Embedding on the device, called, fitted and traced in a Functional model
+    next to a Normalization branch; at top level (a `tf.data` map) the ids stay on the host."""
+    texts = np.array(["a b c", "b c d", "c d e", "d e a"] * 4)
+    labels = np.array([[1.0], [0.0], [1.0], [0.0]] * 4, np.float32)
+    with on_leak_device() as device:
+        vectorize = tf.keras.layers.TextVectorization(max_tokens=10, output_sequence_length=3)
+        vectorize.adapt(texts)
+        lookup = tf.keras.layers.StringLookup(vocabulary=["a", "b", "c"])
+        assert vectorize(texts).device.type == lookup(np.array([["a"]])).device.type == "cpu"
+        text = tf.keras.Input(shape=(1,), dtype="string")
+        words = tf.keras.layers.GlobalAveragePooling1D()(
+            tf.keras.layers.Embedding(10, 2)(vectorize(tf.keras.layers.Reshape(())(text))))
+        first = tf.keras.layers.Embedding(5, 2)(lookup(text))
+        merged = tf.keras.layers.Concatenate()([words, tf.keras.layers.Flatten()(first)])
+        model = tf.keras.Model(text, tf.keras.layers.Dense(1)(merged))
+        model.compile("sgd", "mse")
+        model.fit(texts[:, None], labels, batch_size=8, verbose=0)
+        assert_on_device(model, device, "model")
+        out = model(texts[:4, None])
+        assert out.device.type == device.type and tuple(out.shape) == (4, 1)
+
+
+def test_an_adapted_normalization_follows_its_inputs_device():
+    """Its statistics are weights, on the device; a host `tf.data` map runs it on the host."""
+    with on_leak_device() as device:
+        norm = tf.keras.layers.Normalization()
+        norm.adapt(_X)
+        assert norm.mean.device.type == device.type
+        host = norm(torch.from_numpy(_X))
+        assert host.device.type == "cpu"
+        np.testing.assert_allclose(host.numpy().mean(0), np.zeros(3), atol=1e-5)
+        assert norm(torch.from_numpy(_X).to(device)).device.type == device.type
+
+
+def test_an_embedding_given_an_out_of_range_id_on_the_device_raises_index_error():
+    with on_leak_device():
+        layer = tf.keras.layers.Embedding(5, 2, name="tokens")
+        with pytest.raises(IndexError, match='"tokens".*index 6'):
+            layer(torch.tensor([[1, 6]]))
