@@ -40,7 +40,8 @@ from torchestimator._dtypes import (
 from torchestimator._gradient_tape import GradientTape
 from torchestimator._ops.array_ops import *  # noqa: F403 - TF's top-level ops
 from torchestimator._ops.control_ops import *  # noqa: F403
-from torchestimator._ops.convert import constant, convert_to_tensor
+from torchestimator._ops.convert import constant
+from torchestimator._ops.convert import convert_to_tensor_on_device as convert_to_tensor
 from torchestimator._ops.creation import *  # noqa: F403
 from torchestimator._ops.functional_ops import *  # noqa: F403
 from torchestimator._ops.linalg_ops import *  # noqa: F403

@@ -37,7 +37,9 @@ def install() -> torch.device:
     """Readies the lazy device for a whole run: initialises the backend, routes `unbind`, `split`
     and `chunk` around its bug (`device_leaks`), and ends the lazy graph after every step of the library's loop
     (`torch._lazy.mark_step`, as torch_xla's loops do; without it each step's graph holds every
-    earlier one and a run slows quadratically). Returns the device."""
+    earlier one and a run slows quadratically), and runs recurrent layers by their step loop
+    (torch's fused LSTM/GRU/RNN kernels have no lazy lowering; the GPU check runs cuDNN's).
+    Returns the device."""
     device = device_leaks.leak_device()
     if _INSTALLED:
         return device
@@ -58,4 +60,10 @@ def install() -> torch.device:
         return steps(step, *args, **kwargs)
 
     loop._loop = marked_loop
+
+    from torchestimator.keras.layers.rnn import gru, lstm, simple_rnn
+
+    for cell in (lstm.LSTMCell, gru.GRUCell, simple_rnn.SimpleRNNCell):
+        # torch's fused RNN kernels have no lazy lowering: the layers run their step loop
+        cell._fused_mode = lambda self, training: None
     return device

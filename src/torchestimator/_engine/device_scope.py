@@ -26,6 +26,29 @@ class _DeviceScopes(threading.local):
 _SCOPES = _DeviceScopes()
 
 
+class _HostScopes(threading.local):
+    """How many host scopes (`on_host`) this thread is in: TF's CPU-placed code (a `tf.data`
+    function, an Estimator's `input_fn`), where tensor-making ops stay on the host."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+
+HOST = _HostScopes()
+
+
+@contextlib.contextmanager
+def on_host() -> Iterator[None]:
+    """Within the block, TF's tensor-making ops (`tf.constant`, `tf.zeros`, `tf.random.normal`,
+    ...) make their tensors on the host, as TF places a `tf.data` function's and an `input_fn`'s
+    ops on the CPU (`loop.op_device` is None there)."""
+    HOST.depth += 1
+    try:
+        yield
+    finally:
+        HOST.depth -= 1
+
+
 def scoped_device() -> torch.device | None:
     """The device of the innermost open `tf.device` block, or None outside any."""
     stack = _SCOPES.stack

@@ -24,7 +24,7 @@ import torch
 from torch._lazy import ts_backend
 
 from torchestimator._engine.backward import backward
-from torchestimator._engine.device_scope import scoped_device
+from torchestimator._engine.device_scope import _SCOPES, HOST, scoped_device
 from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
 
 _DONE = object()  # what the loop's generator gives when it has ended
@@ -55,6 +55,25 @@ def default_device() -> torch.device:
 
 
 _LAZY_READY: list[bool] = []
+_OP_DEVICES: dict[str | None, torch.device | None] = {}
+
+
+def op_device() -> torch.device | None:
+    """Where TF's tensor-making ops (`tf.constant`, `tf.convert_to_tensor` of Python or numpy
+    values, `tf.zeros`, `tf.range`, `tf.random.normal`, ...) put the tensors they make, as TF
+    places ops on the GPU when there is one: the default device when it is an accelerator. None
+    -- torch's default device, the CPU unless a `tf.device` block chose another -- inside a
+    `tf.device` block, in a host scope (`device_scope.on_host`: `tf.data` functions, an
+    `input_fn`), and where the default device is the CPU."""
+    if _SCOPES.stack or HOST.depth:
+        return None
+    name = os.environ.get("TORCHESTIMATOR_DEVICE")
+    try:
+        return _OP_DEVICES[name]
+    except KeyError:
+        device = default_device()
+        _OP_DEVICES[name] = None if device.type in ("cpu", "meta") else device
+        return _OP_DEVICES[name]
 
 
 def _ready_lazy_backend() -> None:

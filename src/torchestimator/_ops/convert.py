@@ -22,6 +22,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import dtype_name  # noqa: F401 - re-exported for the ops modules
+from torchestimator._engine.loop import op_device
 from torchestimator._tensor_conversion import (  # noqa: F401 - re-exported (moved down for _type_spec, _ragged)
     _CONVERSION_FUNCTIONS,
     _INT32_MAX,
@@ -42,11 +43,45 @@ from torchestimator._tensor_conversion import (  # noqa: F401 - re-exported (mov
 from torchestimator.errors import InvalidArgumentError
 
 
+def placed(value: Any) -> Any:
+    """`value` -- a tensor a TF op made from Python or numpy values -- on `loop.op_device()`
+    (the GPU when there is one, as TF places ops), unless it is a scalar: a 0-dim host tensor
+    meets tensors on any device in torch, and stays on the host at no copy per call. Strings
+    (numpy arrays) and tensors where no accelerator is the default stay as they are."""
+    if type(value) is not Tensor or not value.ndim:
+        return value
+    device = op_device()
+    return value if device is None or value.device == device else value.to(device)
+
+
+def convert_to_tensor_on_device(value: Any, dtype: Any = None, dtype_hint: Any = None,
+                                name: str | None = None) -> Any:
+    """Converts `value` to a tensor, as TF's `tf.convert_to_tensor`: a tensor passes through
+    (a tensor of another dtype than `dtype` is a ValueError: use `tf.cast`), numpy arrays keep
+    their dtype, Python scalars and lists follow TF's inference (float32, int32, bool) or take
+    `dtype_hint`, strings become numpy object arrays of `str`. A value made from Python or numpy
+    data is placed as TF places ops: on the GPU when there is one (`placed`).
+
+    Returns:
+        A `torch.Tensor`, or a numpy object array for string values.
+    """
+    if isinstance(value, Tensor):
+        return convert_to_tensor(value, dtype, dtype_hint, name)
+    return placed(convert_to_tensor(value, dtype, dtype_hint, name))
+
+
+# `tf.convert_to_tensor` (the library's own conversions use `convert_to_tensor`, on the host)
+convert_to_tensor_on_device.__name__ = convert_to_tensor_on_device.__qualname__ = "convert_to_tensor"
+
+
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Any:
     """Creates a constant tensor from a tensor-like `value`, as TF's `tf.constant`.
 
     Unlike `convert_to_tensor`, a tensor of another dtype is cast, and `shape`
     reshapes the value (a scalar or one-element value is broadcast to it).
+
+    A tensor made from Python or numpy values is placed as TF places ops: on the GPU when there
+    is one (`placed`; a scalar stays on the host, where torch lets it meet any device).
 
     Returns:
         A new `torch.Tensor` that does not record gradients.
@@ -57,8 +92,16 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
             tensor = tensor.to(_dtypes.as_dtype(dtype))
     else:
         tensor = convert_to_tensor(value, dtype)
+        if shape is None:
+            return placed(tensor)
+        return placed(_reshaped_constant(tensor, shape))
     if shape is None:
         return tensor
+    return _reshaped_constant(tensor, shape)
+
+
+def _reshaped_constant(tensor: Any, shape: Any) -> Any:
+    """`tf.constant`'s `shape`: the value reshaped, or a one-element value broadcast to it."""
     shape = tuple(int(d) for d in shape)
     if isinstance(tensor, np.ndarray):
         return np.broadcast_to(tensor, shape).copy() if tensor.size == 1 else tensor.reshape(shape)

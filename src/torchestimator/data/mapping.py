@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from torchestimator._dtypes import TensorSpec, string
+from torchestimator._engine.device_scope import HOST, on_host
 from torchestimator.data.background import default_parallelism, parallel_map
 from torchestimator.data.constants import AUTOTUNE
 from torchestimator.data.dataset import Dataset, UnaryDataset
@@ -23,6 +24,7 @@ from torchestimator.data.structure import (
     flat_specs,
     flatten,
     make_packer,
+    on_host_tensors,
     spec_of,
     to_structure,
     with_flat_specs,
@@ -30,10 +32,15 @@ from torchestimator.data.structure import (
 
 
 def call_on(fn: Callable, element: Any) -> Any:
-    """Calls `fn` on an element: tuples are unpacked into positional arguments."""
-    if type(element) is tuple:
-        return fn(*element)
-    return fn(element)
+    """Calls `fn` on an element: tuples are unpacked into positional arguments. It runs in a
+    host scope: TF places a dataset function's ops on the CPU (`device_scope.on_host`)."""
+    HOST.depth += 1
+    try:
+        if type(element) is tuple:
+            return fn(*element)
+        return fn(element)
+    finally:
+        HOST.depth -= 1
 
 
 def as_bool_result(value: Any, what: str) -> bool:
@@ -207,10 +214,11 @@ class TakeWhileDataset(_ElementFunction):
 
 def reduce_dataset(dataset: Dataset, initial_state: Any, fn: Callable) -> Any:
     """`Dataset.reduce`: folds every element into a state with `fn(state, element)`."""
-    state = to_structure(initial_state, "initial_state")
+    state = to_structure(on_host_tensors(initial_state), "initial_state")
     pack = None
     for flat in iter_elements(dataset._open()):
         if pack is None:
             pack = make_packer(dataset.element_spec)
-        state = to_structure(fn(state, pack(flat)), "reduce_func output")
+        with on_host():  # a dataset function: its ops on the host, as TF's
+            state = to_structure(fn(state, pack(flat)), "reduce_func output")
     return state

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from torchestimator._dtypes import dtype_name
+from torchestimator._engine.device_scope import on_host
 from torchestimator.data.dataset import Dataset, UnaryDataset
 from torchestimator.data.mapping import _placeholder
 from torchestimator.data.streams import ElementStream, iter_elements
@@ -18,6 +19,7 @@ from torchestimator.data.structure import (
     flat_specs,
     flatten,
     make_packer,
+    on_host_tensors,
     same_structure,
     spec_of,
     to_structure,
@@ -30,13 +32,14 @@ class ScanDataset(UnaryDataset):
 
     def __init__(self, input_dataset: Dataset, initial_state: Any, scan_func: Callable):
         super().__init__((input_dataset,))
-        self._initial = to_structure(initial_state, "initial_state")
+        self._initial = to_structure(on_host_tensors(initial_state), "initial_state")
         self._fn = scan_func
         self._observed: Any = None
 
     def _step(self, state: Any, element: Any) -> tuple[Any, Any]:
         args = (state, *element) if type(element) is tuple else (state, element)
-        result = self._fn(*args)
+        with on_host():  # a dataset function: its ops on the host, as TF's
+            result = self._fn(*args)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise TypeError(
                 "Invalid `scan_func`. `scan_func` should return a pair consisting of new "

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import builtins
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import torch
 
 from torchestimator._dtypes import TensorSpec, as_dtype, string
+from torchestimator._engine.device_scope import on_host
 from torchestimator.data.columns import Block, col_shape, packed
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.streams import (
@@ -22,6 +23,7 @@ from torchestimator.data.structure import (
     cast_component,
     flatten,
     map_structure,
+    on_host_tensors,
     spec_from_types,
     spec_of,
     to_structure,
@@ -35,7 +37,7 @@ class TensorSlicesDataset(Dataset):
     def __init__(self, tensors: Any):
         super().__init__()
         # string columns with few distinct values carry their codes (`encoded_strings`)
-        structure = to_structure(tensors, "from_tensor_slices(tensors)", encode_strings=True)
+        structure = to_structure(on_host_tensors(tensors), "from_tensor_slices(tensors)", encode_strings=True)
         flat = flatten(structure)
         if not flat:
             raise ValueError("from_tensor_slices: `tensors` has no components")
@@ -76,7 +78,7 @@ class TensorDataset(Dataset):
 
     def __init__(self, tensors: Any):
         super().__init__()
-        structure = to_structure(tensors, "from_tensors(tensors)")
+        structure = to_structure(on_host_tensors(tensors), "from_tensors(tensors)")
         self._structure = structure
         self._rows = BlockRows(Block.from_element(flatten(structure)))
 
@@ -156,13 +158,26 @@ class GeneratorDataset(Dataset):
     def _elements(self):
         specs = flatten(self._signature)
         single = isinstance(self._signature, TensorSpec)
-        for i, value in enumerate(self._generator(*self._args)):
+        for i, value in enumerate(_on_host_each(self._generator(*self._args))):
             where = f"`generator` element {i}"
             values = [value] if single else _flatten_like(self._signature, value, where)
             yield [cast_component(v, s, where) for v, s in zip(values, specs)]
 
     def _compute_spec(self):
         return self._signature
+
+
+def _on_host_each(values: Iterable) -> Iterator:
+    """Iterates `values` (a generator's) with each step in a host scope, as TF runs a
+    `from_generator` generator on the CPU; the consumer's code between steps is outside it."""
+    iterator = iter(values)
+    while True:
+        with on_host():
+            try:
+                value = next(iterator)
+            except StopIteration:
+                return
+        yield value
 
 
 def _flatten_like(spec: Any, value: Any, where: str) -> list:

@@ -206,6 +206,28 @@ def _array_component(arr: np.ndarray, where: str, encode_strings: builtins.bool 
         raise TypeError(f"{where} has dtype {arr.dtype}, which torch does not support: {e}") from None
 
 
+def on_host_tensors(tensors: Any) -> Any:
+    """`tensors` (a nest of lists, tuples and dicts) with its tensors on an accelerator copied
+    to the host, as TF copies a dataset source's tensors (and a reduce's or scan's initial
+    state) to the CPU, where `tf.data` runs: a `tf.constant` made on the GPU gives host
+    elements, which `iter(dataset)` and the training loop then move to the device a batch at a
+    time."""
+    if isinstance(tensors, torch.Tensor):
+        return tensors if tensors.device.type == "cpu" else tensors.cpu()
+    if isinstance(tensors, dict):
+        return type(tensors)((k, on_host_tensors(v)) for k, v in tensors.items()) if _any_off_host(tensors) else tensors
+    if isinstance(tensors, (list, tuple)) and _any_off_host(tensors):
+        moved = [on_host_tensors(v) for v in tensors]
+        return type(tensors)(*moved) if hasattr(tensors, "_fields") else type(tensors)(moved)
+    return tensors
+
+
+def _any_off_host(tensors: Any) -> bool:
+    values = tensors.values() if isinstance(tensors, dict) else tensors
+    return any((isinstance(v, torch.Tensor) and v.device.type != "cpu")
+               or (isinstance(v, (dict, list, tuple)) and _any_off_host(v)) for v in values)
+
+
 def to_structure(value: Any, where: str = "element", list_is_tuple: builtins.bool = False,
                  encode_strings: builtins.bool = False) -> Any:
     """Normalizes a nested element: leaves become components, lists become tensors.

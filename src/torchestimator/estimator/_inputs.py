@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.device_scope import on_host
 from torchestimator._engine.loop import iter_on_host
 from torchestimator.estimator.mode_keys import ModeKeys
 
@@ -21,7 +22,8 @@ _INPUT_FN_ARGS = {"mode", "params", "config", "input_context"}
 
 def call_input_fn(input_fn: Callable, mode: str, params: dict, config: Any,
                   input_context: Any = None) -> Iterable:
-    """Calls `input_fn` with the arguments it declares; returns an iterable of batches."""
+    """Calls `input_fn` with the arguments it declares, in a host scope (TF places an
+    `input_fn`'s ops on the CPU: `device_scope.on_host`); returns an iterable of batches."""
     if not callable(input_fn):
         raise TypeError(f"input_fn must be callable; received {input_fn!r}")
     try:
@@ -37,7 +39,8 @@ def call_input_fn(input_fn: Callable, mode: str, params: dict, config: Any,
         kwargs["config"] = config
     if "input_context" in names:
         kwargs["input_context"] = input_context
-    result = input_fn(**kwargs)
+    with on_host():
+        result = input_fn(**kwargs)
     return as_batches(result, mode)
 
 

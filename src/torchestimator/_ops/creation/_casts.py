@@ -8,7 +8,13 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._ops.convert import as_tensor, convert_to_tensor, dtype_name, shapes_error
+from torchestimator._ops.convert import (
+    as_tensor,
+    convert_to_tensor,
+    dtype_name,
+    placed,
+    shapes_error,
+)
 from torchestimator._ops.creation._common import _STRING, Tensor
 from torchestimator.errors import UnimplementedError
 
@@ -47,7 +53,7 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
             None, None, f"Cast string to {dtype_name(want)} is not supported; "
             "use tf.strings.to_number.",
         )
-    return cast(value, want)
+    return placed(cast(value, want))  # made from Python or numpy values: placed as TF's ops
 
 
 def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001 - TF's name

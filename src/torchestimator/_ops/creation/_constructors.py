@@ -1,5 +1,6 @@
 """TF's creation ops: tf.zeros, ones, fill, eye, zeros_like, ones_like, range, linspace (TF 2.15's
-dtype defaults)."""
+dtype defaults). What they make from shapes and Python values is placed as TF places ops: on the
+GPU when there is one (`loop.op_device`); an op given a tensor runs where the tensor is."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from torchestimator._ops.convert import (
     as_tensor,
     convert_to_tensor,
     dtype_name,
+    op_device,
+    placed,
     shapes_error,
 )
 from torchestimator._ops.creation._common import _STRING, Tensor
@@ -37,7 +40,7 @@ def zeros(shape: Any, dtype: Any = torch.float32, name: str | None = None,
     dtype = _dtypes.as_dtype(dtype)
     if dtype is _STRING:
         return np.full(dims, "", dtype=object)
-    return torch.zeros(dims, dtype=dtype)
+    return torch.zeros(dims, dtype=dtype, device=op_device())
 
 
 def ones(shape: Any, dtype: Any = torch.float32, name: str | None = None,
@@ -51,7 +54,7 @@ def ones(shape: Any, dtype: Any = torch.float32, name: str | None = None,
     dtype = _dtypes.as_dtype(dtype)
     if dtype is _STRING:
         raise TypeError("ones: Cannot convert 1 to a tensor of dtype string.")
-    return torch.ones(dims, dtype=dtype)
+    return torch.ones(dims, dtype=dtype, device=op_device())
 
 
 def fill(dims: Any, value: Any, name: str | None = None, layout: Any = None) -> Any:
@@ -61,6 +64,7 @@ def fill(dims: Any, value: Any, name: str | None = None, layout: Any = None) -> 
         A tensor with `value`'s dtype (int32 for a Python int, float32 for a float).
     """
     shape = _shape_arg(dims, "fill")
+    given_tensor = isinstance(value, Tensor)
     value = as_tensor(value)
     if value.ndim != 0:
         raise InvalidArgumentError(
@@ -68,7 +72,8 @@ def fill(dims: Any, value: Any, name: str | None = None, layout: Any = None) -> 
         )
     if isinstance(value, np.ndarray):
         return np.full(shape, value.item(), dtype=object)
-    return value.expand(shape).clone()
+    filled = value.expand(shape).clone()
+    return filled if given_tensor else placed(filled)
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
@@ -84,7 +89,7 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
         raise InvalidArgumentError(
             None, None, f"eye: num_rows and num_columns must be >= 0, got {rows} and {cols}."
         )
-    matrix = torch.eye(rows, cols, dtype=_dtypes.as_dtype(dtype))
+    matrix = torch.eye(rows, cols, dtype=_dtypes.as_dtype(dtype), device=op_device())
     if batch_shape is None:
         return matrix
     batch = _shape_arg(batch_shape, "eye")
@@ -101,9 +106,10 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None, layout: A
     want = None if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(x, np.ndarray) or want is _STRING:
         if want is not None and want is not _STRING:
-            return torch.zeros(x.shape, dtype=want)
+            return torch.zeros(x.shape, dtype=want, device=op_device())
         return np.full(x.shape, "", dtype=object)
-    return torch.zeros_like(x, dtype=want)
+    zeros = torch.zeros_like(x, dtype=want)
+    return zeros if isinstance(input, Tensor) else placed(zeros)
 
 
 def ones_like(input: Any, dtype: Any = None, name: str | None = None, layout: Any = None) -> Tensor:
@@ -117,8 +123,9 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None, layout: An
     if want is _STRING or (isinstance(x, np.ndarray) and want is None):
         raise TypeError("ones_like: Cannot convert 1 to a tensor of dtype string.")
     if isinstance(x, np.ndarray):
-        return torch.ones(x.shape, dtype=want)
-    return torch.ones_like(x, dtype=want)
+        return torch.ones(x.shape, dtype=want, device=op_device())
+    ones = torch.ones_like(x, dtype=want)
+    return ones if isinstance(input, Tensor) else placed(ones)
 
 
 _RANGE_ORDER = {torch.int32: 0, torch.int64: 1, torch.float32: 2, torch.float64: 3}
@@ -186,14 +193,15 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # n
         raise InvalidArgumentError(
             None, None, f"range: Requires start >= limit when delta < 0: {first}/{last}"
         )
+    device = op_device()
     if not want.is_floating_point:
-        return torch.arange(int(first), int(last), int(step), dtype=want)
+        return torch.arange(int(first), int(last), int(step), dtype=want, device=device)
     # Floating sequences are computed in the dtype itself (start + i * delta), as TF does.
     np_type = _NP_OF.get(want, np.float64)
     a, b, d = np_type(first), np_type(last), np_type(step)
     with np.errstate(all="ignore"):
         count = int(np.ceil(np.abs((b - a) / d)))
-    index = torch.arange(count, dtype=want)
+    index = torch.arange(count, dtype=want, device=device)
     return index * torch.tensor(d.item(), dtype=want) + torch.tensor(a.item(), dtype=want)
 
 
@@ -236,4 +244,5 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
         raise InvalidArgumentError(
             None, None, f"linspace: axis {axis} is out of range for a result of rank {rank}."
         )
-    return values.movedim(-1, axis % rank)
+    values = values.movedim(-1, axis % rank)
+    return values if isinstance(start, Tensor) or isinstance(stop, Tensor) else placed(values)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._ops.convert import dtype_name
+from torchestimator._ops.convert import dtype_name, op_device
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
@@ -60,7 +60,9 @@ def _mix(a: int, b: int) -> int:
 
 
 def _device() -> torch.device:
-    return torch.get_default_device()
+    """Where a random op draws its tensor: placed as TF places ops, on the GPU when there is one
+    (`loop.op_device`), else torch's default device (the CPU, or a `tf.device` block's)."""
+    return op_device() or torch.get_default_device()
 
 
 def _op_generator(op: str, seed: Any, device: torch.device | None = None) -> torch.Generator | None:

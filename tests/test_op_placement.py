@@ -1,0 +1,137 @@
+"""Issue 28: TF's tensor-making ops place what they make as TF places ops -- on the GPU when
+there is one -- so that a program's `tf.constant`, `tf.zeros` or `tf.random.normal` meets its
+model's weights and batches there; `tf.data` functions, dataset sources and an Estimator's
+`input_fn` stay on the host, as TF runs them on the CPU. Scalars stay on the host (torch lets a
+0-dim host tensor meet any device, at no copy per call). On a CPU-only machine nothing moves.
+
+The accelerator here is the lazy backend (`_harness/device_leaks.py`): its tensors refuse to
+mix with CPU ones, as CUDA's do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torchestimator as tf
+from _harness.device_leaks import available, on_leak_device
+from torchestimator._engine import loop
+from torchestimator.estimator import _inputs
+
+pytestmark = pytest.mark.skipif(not available(), reason="this torch build has no lazy backend")
+
+MAKERS = {
+    "constant": lambda: tf.constant([1.0, 2.0]),
+    "constant_shape": lambda: tf.constant(0.5, shape=(2, 2)),
+    "convert_to_tensor": lambda: tf.convert_to_tensor(np.ones(3, np.float32)),
+    "zeros": lambda: tf.zeros((2, 3)),
+    "ones": lambda: tf.ones([4]),
+    "fill": lambda: tf.fill([2], 7.0),
+    "eye": lambda: tf.eye(3),
+    "range": lambda: tf.range(5),
+    "range_float": lambda: tf.range(0.0, 1.0, 0.25),
+    "linspace": lambda: tf.linspace(0.0, 1.0, 4),
+    "cast": lambda: tf.cast(np.arange(3), tf.float32),
+    "zeros_like_numpy": lambda: tf.zeros_like(np.ones((2, 2))),
+    "random_normal": lambda: tf.random.normal((2, 3)),
+    "random_uniform": lambda: tf.random.uniform((3,)),
+    "keras_backend_constant": lambda: tf.keras.backend.constant([[1.0]]),
+}
+
+
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_made_tensors_go_to_the_default_accelerator(name):
+    with on_leak_device() as device:
+        assert MAKERS[name]().device.type == device.type
+    assert MAKERS[name]().device.type == "cpu"  # where the default device is the CPU
+
+
+def test_scalars_strings_and_tensor_inputs_stay_where_they_are():
+    with on_leak_device() as device:
+        assert tf.constant(3.0).device.type == "cpu"  # a 0-dim host tensor meets any device
+        assert isinstance(tf.constant(["a", "b"]), np.ndarray)
+        host = torch.ones(2)
+        assert tf.constant(host).device.type == "cpu" and tf.zeros_like(host).device.type == "cpu"
+        with tf.device("/CPU:0"):
+            assert tf.zeros((2,)).device.type == "cpu" and tf.constant([1.0]).device.type == "cpu"
+        assert (tf.constant([1.0, 2.0]) * tf.Variable(2.0)).device.type == device.type
+
+
+def test_the_basic_training_loops_guide_runs_on_the_device():
+    """TF's guide: a tf.Module of scalar tf.Variables fitted to `tf.random.normal` data made at
+    the program's top level -- on a GPU the variables and the data meet there."""
+    class Linear(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(5.0)
+            self.b = tf.Variable(0.0)
+
+        def __call__(self, x):
+            return self.w * x + self.b
+
+    with on_leak_device() as device:
+        x = tf.random.normal(shape=[64])
+        y = x * 3.0 + 2.0 + tf.random.normal(shape=[64]) * 0.01
+        model = Linear()
+        for _ in range(40):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(y - model(x)))
+            dw, db = tape.gradient(loss, [model.w, model.b])
+            model.w.assign_sub(0.1 * dw)
+            model.b.assign_sub(0.1 * db)
+        assert model.w.device.type == device.type and loss.device.type == device.type
+        assert abs(float(model.w) - 3.0) < 0.2 and abs(float(model.b) - 2.0) < 0.2
+
+
+class Sampling(tf.keras.layers.Layer):
+    """The Keras VAE example's layer: `tf.random.normal` of the batch's shape in `call`."""
+
+    def call(self, inputs):
+        z_mean, z_log_var = inputs
+        epsilon = tf.random.normal(shape=(tf.shape(z_mean)[0], tf.shape(z_mean)[1]))
+        return z_mean + tf.exp(0.5 * z_log_var) * epsilon
+
+
+def test_a_layer_drawing_random_tensors_in_call_trains_on_the_device():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 4)).astype(np.float32)
+    with on_leak_device() as device:
+        inputs = tf.keras.Input((4,))
+        z = Sampling()([tf.keras.layers.Dense(2)(inputs), tf.keras.layers.Dense(2)(inputs)])
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(4)(z))
+        model.compile("adam", "mse")
+        history = model.fit(x, x, batch_size=8, epochs=1, verbose=0)
+        assert np.isfinite(history.history["loss"][0])
+        assert model(x).device.type == device.type
+
+
+def test_dataset_functions_sources_and_input_fns_stay_on_the_host():
+    seen = []
+
+    def add_constant(x):
+        offset = tf.constant([1.0, 2.0])  # a map function's op: on the host, as TF's
+        seen.append((x.device.type, offset.device.type))
+        return x + offset
+
+    def generate():
+        for _ in range(2):
+            yield tf.ones([2])  # a generator's op: on the host
+
+    with on_leak_device() as device:
+        source = tf.constant([[0.0, 0.0], [1.0, 1.0]])
+        assert source.device.type == device.type
+        dataset = tf.data.Dataset.from_tensor_slices(source).map(add_constant)
+        host = list(loop.iter_on_host(dataset))
+        assert [e.device.type for e in host] == ["cpu", "cpu"] and set(seen) == {("cpu", "cpu")}
+        assert all(e.device.type == device.type for e in dataset)  # iter(): on the device
+        reduced = dataset.reduce(tf.zeros([2]), lambda state, x: state + x)
+        assert reduced.device.type == "cpu"
+        generated = tf.data.Dataset.from_generator(
+            generate, output_signature=tf.TensorSpec((2,), tf.float32))
+        assert [e.device.type for e in loop.iter_on_host(generated)] == ["cpu", "cpu"]
+
+        def input_fn():
+            return {"x": tf.constant([[1.0], [2.0]])}, tf.constant([[0.0], [1.0]])
+
+        (features, labels), = _inputs.call_input_fn(input_fn, "eval", {}, None)
+        assert features["x"].device.type == labels.device.type == "cpu"
