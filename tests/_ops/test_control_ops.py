@@ -331,7 +331,7 @@ def test_module_is_a_torch_module():
     assert [p.requires_grad for p in params.values()] == [True, False, True, False]
     assert set(m.state_dict()) == {"l1.w", "l1.b", "l2.w", "l2.b"}
     opt = torch.optim.SGD(m.parameters(), lr=0.1)
-    loss = m(torch.ones(1, 2)).sum()
+    loss = m(tf.ones((1, 2))).sum()  # on the variables' device (a GPU's), as TF places it
     loss.backward()
     opt.step()
     assert m.l1.w.numpy()[0, 0] < 1.0

@@ -228,8 +228,8 @@ def test_user_errors_are_not_swallowed_by_the_fallback(fast_compile):
 def test_train_step_with_gradient_tape_converges(fast_compile):
     """TF's 'basic training loops' guide: y = w*x + b fitted by a tf.function train step."""
     torch.manual_seed(0)
-    x = torch.randn(200)
-    y = x * 3.0 + 2.0 + torch.randn(200) * 0.1
+    x = tf.constant(torch.randn(200).numpy())  # TF's data: on the variables' device (a GPU)
+    y = x * 3.0 + 2.0 + tf.constant(torch.randn(200).numpy()) * 0.1
 
     class Model(tf.Module):
         def __init__(self):

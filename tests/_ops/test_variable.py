@@ -50,7 +50,7 @@ def test_copies_keep_the_name_and_attributes():
 
 def test_gradient_tape_over_variables():
     w, b = tf.Variable(2.0), tf.Variable(1.0)
-    x = torch.tensor([1.0, 2.0, 3.0])
+    x = tf.constant([1.0, 2.0, 3.0])
     with tf.GradientTape() as tape:
         loss = ((w * x + b) ** 2).mean()
     dw, db = tape.gradient(loss, [w, b])
@@ -160,7 +160,7 @@ def test_jacobian_and_batch_jacobian():
     assert tuple(zero.shape) == (2,)
     del tape
 
-    xb = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    xb = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     w = tf.Variable(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     with tf.GradientTape() as tape:
         tape.watch(xb)
@@ -184,7 +184,7 @@ def test_custom_loop_with_a_keras_optimizer():
     losses = []
     for _ in range(50):
         with tf.GradientTape() as tape:  # numpy in, tape active: the model records
-            loss = ((model(x, training=True) - torch.from_numpy(y)) ** 2).mean()
+            loss = ((model(x, training=True) - tf.constant(y)) ** 2).mean()
         grads = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         losses.append(loss.numpy())

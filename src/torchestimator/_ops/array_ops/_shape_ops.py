@@ -19,7 +19,13 @@ from torchestimator._ops.array_ops._common import (
     _strings,
     _strings_many,
 )
-from torchestimator._ops.convert import convert_to_tensor, dtype_name, normalize_axis, shapes_error
+from torchestimator._ops.convert import (
+    convert_to_tensor,
+    dtype_name,
+    normalize_axis,
+    on_one_device,
+    shapes_error,
+)
 from torchestimator.errors import InvalidArgumentError
 
 # ----------------------------------------------------------------------------- shapes
@@ -125,7 +131,7 @@ def _tensor_list(values: Any, op: str) -> list[Any]:
                 f"{dtype_name(dtype)}; TensorFlow does not promote dtypes (use tf.cast).",
             )
         tensors.append(t)
-    return tensors
+    return on_one_device(tensors)
 
 
 def _like_or_strings(value: Any, dtype: torch.dtype) -> Any:

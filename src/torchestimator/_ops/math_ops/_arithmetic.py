@@ -9,7 +9,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._ops.convert import binary_operands, convert_to_tensor, dtype_name
+from torchestimator._ops.convert import (
+    binary_operands,
+    convert_to_tensor,
+    dtype_name,
+    on_one_device,
+)
 from torchestimator._ops.math_ops._common import (
     _FLOAT_COMPLEX,
     _FLOATS,
@@ -279,6 +284,7 @@ def add_n(inputs: Any, name: str | None = None) -> Tensor:
         raise _dtype_error("add_n", first.dtype, _NUMERIC)
     if len(parts) == 1:
         return first
+    parts = on_one_device(parts)
     total = torch.add(parts[0], parts[1])
     for t in parts[2:]:
         total = total.add_(t) if not total.requires_grad else total + t

@@ -14,6 +14,7 @@ from torchestimator._ops.convert import (
     convert_to_tensor,
     dtype_name,
     normalize_axis,
+    on_one_device,
     shapes_error,
 )
 from torchestimator._ops.nn_ops._common import Tensor, _floating, _like, _numeric, _tensor
@@ -239,7 +240,7 @@ def scale_regularization_loss(regularization_loss: Any) -> Tensor:
             _floating(v, "scale_regularization_loss", "regularization_loss")
             for v in regularization_loss
         ]
-        return torch.stack([p.sum() for p in parts]).sum() if parts else torch.tensor(0.0)
+        return torch.stack(on_one_device([p.sum() for p in parts])).sum() if parts else torch.tensor(0.0)
     return _floating(regularization_loss, "scale_regularization_loss", "regularization_loss").sum()
 
 
