@@ -189,3 +189,22 @@ def test_an_embedding_given_an_out_of_range_id_on_the_device_raises_index_error(
         layer = tf.keras.layers.Embedding(5, 2, name="tokens")
         with pytest.raises(IndexError, match='"tokens".*index 6'):
             layer(torch.tensor([[1, 6]]))
+
+
+def test_host_tensors_in_other_arguments_of_a_top_level_call_go_to_the_weights_device(monkeypatch):
+    """TF copies every input of an op to its device: an RNN's `initial_state`, an attention
+    layer's `value` (its weights made in its first call), a mask given by keyword."""
+    from torchestimator.keras.layers.rnn import simple_rnn
+
+    # the step loop: torch's fused RNN kernel has no lazy lowering (CUDA runs cuDNN's)
+    monkeypatch.setattr(simple_rnn.SimpleRNNCell, "_fused_mode", lambda self, training: None)
+    with on_leak_device() as device:
+        rnn = tf.keras.layers.SimpleRNN(3, return_state=True)
+        rnn.build((None, 4, 2))
+        out, state = rnn(torch.ones(2, 4, 2), initial_state=[torch.zeros(2, 3)])
+        assert out.device.type == state.device.type == device.type
+        attention = tf.keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)
+        query, value = torch.ones(2, 4, 5), torch.ones(2, 6, 5)
+        assert attention(query, value).device.type == device.type  # builds in its first call
+        assert attention(query, value, attention_mask=torch.ones(2, 4, 6, dtype=torch.bool)
+                         ).device.type == device.type

@@ -29,8 +29,22 @@ import numpy as np
 import torch
 
 import torchestimator as tf
+from torchestimator._engine.loop import default_device
 
 Shape = Sequence[int | None]
+
+
+def on_default_device(value: Any) -> Any:
+    """`value` (a tensor, a list/tuple of tensors, or a torch reference module) on the device the
+    library puts weights on (`TORCHESTIMATOR_DEVICE`, else CUDA when present, else the CPU; read
+    at call time), as a user on a GPU puts their data: a test's reference computation then meets
+    the layer's weights and outputs on one device. Anything else (a numpy array of strings) is
+    returned as it is."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_default_device(v) for v in value)
+    if isinstance(value, (torch.Tensor, torch.nn.Module)):
+        return value.to(default_device())
+    return value
 
 
 def _as_tensor(value: Any) -> Any:
@@ -154,7 +168,7 @@ def check_layer(
     call_kwargs = dict(call_kwargs or {})
     tf.keras.backend.clear_session()
     torch.manual_seed(seed)
-    x = _make_inputs(input_shape, input_data, input_dtype, seed)
+    x = on_default_device(_make_inputs(input_shape, input_data, input_dtype, seed))
     unpack = unpack_inputs
 
     # 1. build and call
@@ -303,4 +317,4 @@ def _check_torch_interop(layer: Any, x: Any, unpack: bool, given: dict[str, Any]
                  f"{name} state after a train() call against a training=True call")
 
 
-__all__ = ["check_layer"]
+__all__ = ["check_layer", "on_default_device"]

@@ -15,7 +15,12 @@ What fails under it and not on a GPU (seen on the folders run so far): operation
 backend lacks (view operations with no lazy kernel, such as packing a padded sequence for a
 masked RNN); its in-place aliasing (batch normalization's running statistics, an `assign`
 followed by an in-place add); its TorchScript interpreter's dtype rules (`expected scalar type
-Float but found Double` where eager promotion takes a 0-dim double); moving weights back onto
+Float but found Double` where eager promotion takes a 0-dim double, and `mat1 and mat2 must have
+the same dtype, but got Double and Float` when a freshly built layer's weights and its first call
+run as one graph -- after an adapted `Normalization`, for one); its random numbers (a random
+tensor's graph runs again each time it is read, so two reads differ, and `torch.Generator`
+refuses the device: seeded ops and seeded dropout fail); torch's fused RNN kernels (the harness
+runs recurrent layers by their step loop instead); moving weights back onto
 it in place after torch.export has traced them (torch.export keeps weak references, and lazy
 tensors can only be swapped, which those refuse; CUDA uses `set_data`); `torch.export` of a
 model on it; a crash in `test_torch_module_interop.py`; and tests that mix the library's

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 from torchestimator.keras import Input, backend
 
 
@@ -83,7 +84,7 @@ def test_leaky_relu_and_elu():
 
 def test_prelu_learns_one_slope_per_unit_or_shared():
     layer = layers.PReLU()
-    x = torch.randn(4, 5, 6, 3)
+    x = on_default_device(torch.randn(4, 5, 6, 3))
     y = layer(x)
     assert layer.alpha.shape == (5, 6, 3) and layer.count_params() == 90
     torch.testing.assert_close(y, torch.relu(x))  # alpha initialized to zeros
@@ -91,7 +92,7 @@ def test_prelu_learns_one_slope_per_unit_or_shared():
     torch.testing.assert_close(shared(x), x)
     assert shared.alpha.shape == (1, 1, 3) and shared.count_params() == 3
     shared.set_weights([np.array([[[0.1, 0.2, 0.3]]], dtype=np.float32)])
-    expected = torch.where(x > 0, x, x * torch.tensor([0.1, 0.2, 0.3]))
+    expected = torch.where(x > 0, x, x * on_default_device(torch.tensor([0.1, 0.2, 0.3])))
     torch.testing.assert_close(shared(x), expected)
     assert layers.PReLU(shared_axes=1)(Input((None, 4))).shape == (None, None, 4)
     with pytest.raises(ValueError, match="unknown dimensions"):

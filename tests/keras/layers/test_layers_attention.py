@@ -11,6 +11,7 @@ import torch
 
 import torchestimator as tf
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +23,7 @@ def _seed():
 def _reference_mha(layer, query, value, key=None, mask=None):
     """MultiHeadAttention written out with einsums, from the layer's Keras-layout weights."""
     key = value if key is None else key
-    wq, bq, wk, bk, wv, bv, wo, bo = (torch.as_tensor(w) for w in layer.get_weights())
+    wq, bq, wk, bk, wv, bv, wo, bo = (torch.as_tensor(w, device=query.device) for w in layer.get_weights())
     q = torch.einsum("btd,dhk->bthk", query, wq) + bq
     k = torch.einsum("bsd,dhk->bshk", key, wk) + bk
     v = torch.einsum("bsd,dhk->bshk", value, wv) + bv
@@ -36,7 +37,7 @@ def _reference_mha(layer, query, value, key=None, mask=None):
 
 # ---------------------------------------------------------------------------- MHA
 def test_mha_shapes_and_parameter_count():
-    q, v = torch.randn(2, 4, 6), torch.randn(2, 5, 7)
+    q, v = on_default_device([torch.randn(2, 4, 6), torch.randn(2, 5, 7)])
     layer = layers.MultiHeadAttention(num_heads=3, key_dim=2, value_dim=5)
     out, scores = layer(q, v, return_attention_scores=True)
     assert out.shape == (2, 4, 6) and scores.shape == (2, 3, 4, 5)
@@ -57,7 +58,7 @@ def test_mha_shapes_and_parameter_count():
 
 
 def test_mha_matches_explicit_computation_and_sdpa_path():
-    q, v, k = torch.randn(2, 4, 6), torch.randn(2, 5, 7), torch.randn(2, 5, 3)
+    q, v, k = on_default_device([torch.randn(2, 4, 6), torch.randn(2, 5, 7), torch.randn(2, 5, 3)])
     layer = layers.MultiHeadAttention(num_heads=2, key_dim=3, bias_initializer="random_normal")
     out, scores = layer(q, v, key=k, return_attention_scores=True)
     ref_out, ref_scores = _reference_mha(layer, q, v, k)
@@ -68,9 +69,9 @@ def test_mha_matches_explicit_computation_and_sdpa_path():
 
 def test_mha_equals_torch_multihead_attention():
     embed, heads = 8, 2
-    ref = torch.nn.MultiheadAttention(embed, heads, batch_first=True)
+    ref = on_default_device(torch.nn.MultiheadAttention(embed, heads, batch_first=True))
     layer = layers.MultiHeadAttention(num_heads=heads, key_dim=embed // heads)
-    x = torch.randn(3, 5, embed)
+    x = on_default_device(torch.randn(3, 5, embed))
     layer(x, x)
     wq, wk, wv = ref.in_proj_weight.detach().chunk(3)
     bq, bk, bv = ref.in_proj_bias.detach().chunk(3)
@@ -82,17 +83,18 @@ def test_mha_equals_torch_multihead_attention():
         ref.out_proj.weight.detach().T.reshape(heads, kd, embed), ref.out_proj.bias.detach(),
     ]
     layer.set_weights([w.numpy() for w in weights])
-    causal = torch.ones(5, 5, dtype=torch.bool).tril()
+    causal = on_default_device(torch.ones(5, 5, dtype=torch.bool).tril())
     torch.testing.assert_close(layer(x, x), ref(x, x, x)[0], atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(
         layer(x, x, use_causal_mask=True), ref(x, x, x, attn_mask=~causal)[0], atol=1e-5, rtol=1e-5)
 
 
 def test_mha_masks():
-    q, v = torch.randn(2, 4, 6), torch.randn(2, 5, 6)
+    q, v = on_default_device([torch.randn(2, 4, 6), torch.randn(2, 5, 6)])
     layer = layers.MultiHeadAttention(2, 3)
     mask = torch.rand(2, 4, 5) > 0.3
     mask[:, :, 0] = True
+    mask = on_default_device(mask)
     out, scores = layer(q, v, attention_mask=mask, return_attention_scores=True)
     assert torch.all(scores.masked_select(~mask[:, None].expand_as(scores)) < 1e-6)
     ref_out, _ = _reference_mha(layer, q, v, mask=mask)
@@ -121,7 +123,7 @@ def test_mha_uses_keras_masks_from_embedding():
 
 
 def test_mha_attention_axes_and_dropout():
-    x = torch.randn(2, 3, 4, 6)
+    x = on_default_device(torch.randn(2, 3, 4, 6))
     over_last = layers.MultiHeadAttention(2, 3, attention_axes=(2,))
     out, scores = over_last(x, x, return_attention_scores=True)
     assert out.shape == (2, 3, 4, 6) and scores.shape == (2, 3, 2, 4, 4)
@@ -132,14 +134,14 @@ def test_mha_attention_axes_and_dropout():
     assert scores2.shape == (2, 2, 3, 4, 3, 4)
     torch.testing.assert_close(over_both(x, x), out2, atol=1e-5, rtol=1e-5)
     drop = layers.MultiHeadAttention(2, 3, dropout=0.5)
-    q = torch.randn(4, 6, 8)
+    q = on_default_device(torch.randn(4, 6, 8))
     base = drop(q, q)
     torch.testing.assert_close(drop(q, q, training=False), base)
     assert not torch.allclose(drop(q, q, training=True), base)
 
 
 def test_mha_config_round_trip():
-    q, v = torch.randn(2, 4, 6), torch.randn(2, 5, 7)
+    q, v = on_default_device([torch.randn(2, 4, 6), torch.randn(2, 5, 7)])
     layer = layers.MultiHeadAttention(3, 2, value_dim=4, dropout=0.1, output_shape=5,
                                       kernel_regularizer="l2")
     y = layer(q, v)
@@ -157,19 +159,20 @@ def test_mha_errors():
         layers.MultiHeadAttention(0, 4)
     with pytest.raises(ValueError, match="`dropout`"):
         layers.MultiHeadAttention(2, 4, dropout=1.0)
+    x4 = on_default_device(torch.randn(2, 3, 4, 6))
     with pytest.raises(ValueError, match="use_causal_mask"):
-        layers.MultiHeadAttention(2, 4)(torch.randn(2, 3, 4, 6), torch.randn(2, 3, 4, 6),
-                                        use_causal_mask=True)
+        layers.MultiHeadAttention(2, 4)(x4, x4, use_causal_mask=True)
+    q, v = on_default_device([torch.randn(2, 3, 6), torch.randn(2, 5, 6)])
     with pytest.raises(ValueError, match="cannot be broadcast"):
-        layers.MultiHeadAttention(2, 4)(torch.randn(2, 3, 6), torch.randn(2, 5, 6),
-                                        attention_mask=torch.ones(2, 3, 4, dtype=torch.bool))
+        layers.MultiHeadAttention(2, 4)(q, v, attention_mask=on_default_device(torch.ones(2, 3, 4, dtype=torch.bool)))
+    x2 = on_default_device(torch.randn(2, 6))
     with pytest.raises(ValueError, match="rank >= 3"):
-        layers.MultiHeadAttention(2, 4)(torch.randn(2, 6), torch.randn(2, 6))
+        layers.MultiHeadAttention(2, 4)(x2, x2)
 
 
 # ---------------------------------------------------------------------------- Attention
 def test_attention_dot_and_scale():
-    q, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4)
+    q, v = on_default_device([torch.randn(2, 3, 4), torch.randn(2, 5, 4)])
     layer = layers.Attention()
     out, weights = layer([q, v], return_attention_scores=True)
     ref_w = torch.softmax(q @ v.transpose(1, 2), -1)
@@ -180,14 +183,14 @@ def test_attention_dot_and_scale():
     scaled([q, v])
     scaled.set_weights([np.array(0.5, dtype=np.float32)])
     torch.testing.assert_close(scaled([q, v]), torch.softmax(0.5 * q @ v.transpose(1, 2), -1) @ v)
-    k = torch.randn(2, 5, 4)
+    k = on_default_device(torch.randn(2, 5, 4))
     torch.testing.assert_close(layer([q, v, k]), torch.softmax(q @ k.transpose(1, 2), -1) @ v)
     sym = layers.Attention()([tf.keras.Input((3, 4)), tf.keras.Input((5, 4))])
     assert sym.shape == (None, 3, 4)
 
 
 def test_attention_concat_and_additive():
-    q, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4)
+    q, v = on_default_device([torch.randn(2, 3, 4), torch.randn(2, 5, 4)])
     concat = layers.Attention(score_mode="concat")
     out = concat([q, v])
     scores = torch.tanh(q[:, :, None] + v[:, None]).sum(-1)
@@ -197,7 +200,7 @@ def test_attention_concat_and_additive():
     out = additive([q, v])
     (scale,) = additive.get_weights()
     assert scale.shape == (4,)
-    scores = (torch.as_tensor(scale) * torch.tanh(q[:, :, None] + v[:, None])).sum(-1)
+    scores = (torch.as_tensor(scale, device=q.device) * torch.tanh(q[:, :, None] + v[:, None])).sum(-1)
     torch.testing.assert_close(out, torch.softmax(scores, -1) @ v)
 
 

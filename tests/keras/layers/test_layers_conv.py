@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 from torchestimator.keras import Input, backend
 
 
@@ -68,7 +69,7 @@ def test_conv2d_kernel_layout_initializers_and_parameter_count():
 @pytest.mark.parametrize("size", [(7, 7), (8, 9)])
 def test_conv2d_matches_reference_with_tf_padding(padding, strides, size):
     layer = layers.Conv2D(4, (3, 2), strides=strides, padding=padding, activation="relu")
-    x = torch.randn(2, *size, 3)
+    x = on_default_device(torch.randn(2, *size, 3))
     y = layer(x)
     expected = torch.relu(_reference_conv2d(x, layer.kernel, layer.bias, strides, padding))
     torch.testing.assert_close(y, expected)
@@ -78,12 +79,12 @@ def test_conv2d_matches_reference_with_tf_padding(padding, strides, size):
 def test_conv2d_same_padding_puts_the_extra_row_at_the_bottom_right():
     layer = layers.Conv2D(1, 2, strides=2, padding="same", use_bias=False, kernel_initializer="ones")
     y = layer(torch.ones(1, 5, 5, 1))[0, :, :, 0]
-    expected = torch.tensor([[4.0, 4.0, 2.0], [4.0, 4.0, 2.0], [2.0, 2.0, 1.0]])
+    expected = on_default_device(torch.tensor([[4.0, 4.0, 2.0], [4.0, 4.0, 2.0], [2.0, 2.0, 1.0]]))
     torch.testing.assert_close(y, expected)
 
 
 def test_conv2d_dilation_groups_and_channels_first():
-    x = torch.randn(2, 9, 9, 4)
+    x = on_default_device(torch.randn(2, 9, 9, 4))
     dilated = layers.Conv2D(3, 3, dilation_rate=2, padding="same")
     torch.testing.assert_close(
         dilated(x), _reference_conv2d(x, dilated.kernel, dilated.bias, (1, 1), "same", (2, 2))
@@ -167,7 +168,7 @@ def test_conv1d_shapes_and_causal_padding():
 
 def test_conv1d_matches_torch_conv1d():
     layer = layers.Conv1D(3, 4, use_bias=True)
-    x = torch.randn(2, 11, 5)
+    x = on_default_device(torch.randn(2, 11, 5))
     y = layer(x)
     expected = F.conv1d(x.transpose(1, 2), layer.kernel.permute(2, 1, 0), layer.bias)
     torch.testing.assert_close(y, expected.transpose(1, 2))
@@ -198,12 +199,12 @@ def test_conv2d_transpose_is_the_adjoint_of_conv2d(size, kernel, strides, paddin
     up = layers.Conv2DTranspose(
         2, kernel, strides=strides, padding=padding, output_padding=output_padding, use_bias=False
     )
-    y = torch.randn(1, size, size, 3)
+    y = on_default_device(torch.randn(1, size, size, 3))
     z_shape = up.compute_output_shape((1, size, size, 3))
     up_out = up(y)
     assert tuple(up_out.shape) == z_shape
     down = layers.Conv2D(3, kernel, strides=strides, padding=padding, use_bias=False)
-    z = torch.randn(z_shape)
+    z = on_default_device(torch.randn(z_shape))
     down(z)
     down.set_weights(up.get_weights())  # (k, k, 2, 3) in both layouts
     conv_z = down(z)
@@ -219,7 +220,7 @@ def test_conv2d_transpose_shapes_bias_and_config():
     assert layers.Conv2DTranspose(2, 3, strides=2)(Input((5, 5, 1))).shape == (None, 11, 11, 2)
     bias_only = layers.Conv2DTranspose(1, 2, strides=3, kernel_initializer="zeros",
                                        bias_initializer="ones")
-    torch.testing.assert_close(bias_only(torch.randn(1, 2, 2, 1)), torch.ones(1, 6, 6, 1))
+    torch.testing.assert_close(bias_only(torch.randn(1, 2, 2, 1)), on_default_device(torch.ones(1, 6, 6, 1)))
     with pytest.raises(ValueError, match="output padding"):
         layers.Conv2DTranspose(2, 3, strides=2, output_padding=2)
     cf = layers.Conv2DTranspose(2, 3, strides=2, padding="same", data_format="channels_first")
@@ -230,7 +231,7 @@ def test_conv2d_transpose_shapes_bias_and_config():
 # ---------------------------------------------------------------------- Depthwise / Separable
 def test_depthwise_conv2d_filters_each_channel_separately():
     layer = layers.DepthwiseConv2D(3, depth_multiplier=2, padding="same")
-    x = torch.randn(2, 6, 6, 3)
+    x = on_default_device(torch.randn(2, 6, 6, 3))
     y = layer(x)
     assert y.shape == (2, 6, 6, 6)
     assert layer.depthwise_kernel.shape == (3, 3, 3, 2)

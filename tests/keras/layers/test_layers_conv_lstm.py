@@ -9,6 +9,7 @@ import torch
 
 import torchestimator as tf
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 
 
 @pytest.fixture(autouse=True)
@@ -59,9 +60,9 @@ def test_channels_first_equals_channels_last():
 def test_cell_step_loop_equals_layer():
     """The layer's batched input convolution gives the cell's step-by-step result."""
     layer = layers.ConvLSTM1D(2, 3, padding="same", return_sequences=True, go_backwards=True)
-    x = torch.randn(2, 4, 6, 3)
+    x = on_default_device(torch.randn(2, 4, 6, 3))
     y = layer(x)
-    h = c = torch.zeros(2, 6, 2)
+    h = c = on_default_device(torch.zeros(2, 6, 2))
     outs = []
     for t in reversed(range(4)):
         out, (h, c) = layer.cell(x[:, t], [h, c])
@@ -71,17 +72,17 @@ def test_cell_step_loop_equals_layer():
 
 def test_initial_state_and_mask():
     layer = layers.ConvLSTM1D(2, 3, return_sequences=True, return_state=True)
-    x = torch.randn(2, 4, 5, 1)
-    h0, c0 = torch.randn(2, 3, 2), torch.randn(2, 3, 2)
+    x = on_default_device(torch.randn(2, 4, 5, 1))
+    h0, c0 = on_default_device([torch.randn(2, 3, 2), torch.randn(2, 3, 2)])
     out, h, c = layer(x, initial_state=[h0, c0])
     out2, _, _ = layer(x)
     assert not torch.allclose(out, out2)
-    mask = torch.tensor([[True, True, False, False], [True, True, True, True]])
+    mask = on_default_device(torch.tensor([[True, True, False, False], [True, True, True, True]]))
     out_m, h_m, _ = layer(x, mask=mask, initial_state=[h0, c0])
     torch.testing.assert_close(h_m[0], out_m[0, 1])  # states held after the last unmasked step
     torch.testing.assert_close(out_m[0, 3], out_m[0, 1])  # outputs repeat the previous one
     with pytest.raises(ValueError, match="initial state 0 should have shape"):
-        layer(x, initial_state=[torch.zeros(2, 5, 2), c0])
+        layer(x, initial_state=[on_default_device(torch.zeros(2, 5, 2)), c0])
 
 
 def test_dropout_only_in_training():
@@ -97,9 +98,9 @@ def test_dropout_masks_are_per_sequence_and_per_gate():
     """In training the layer's batched input convolution uses, at every step, the masks the cell
     draws once per sequence (one per gate), as the cell's own step does."""
     layer = layers.ConvLSTM1D(2, 3, padding="same", dropout=0.4, recurrent_dropout=0.3, return_sequences=True)
-    x = torch.randn(2, 3, 5, 2)
+    x = on_default_device(torch.randn(2, 3, 5, 2))
     y = layer(x, training=True)  # draws and caches the masks
-    h = c = torch.zeros(2, 5, 2)
+    h = c = on_default_device(torch.zeros(2, 5, 2))
     outs = []
     for t in range(3):
         out, (h, c) = layer.cell(x[:, t], [h, c], training=True)  # reuses the cached masks

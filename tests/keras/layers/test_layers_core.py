@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 from torchestimator.keras import Input, backend, regularizers
 from torchestimator.keras.layers.core import SafeModeScope
 
@@ -58,14 +59,14 @@ def test_dense_weights_use_keras_layout_and_initializers():
 
 def test_dense_computes_activation_of_x_kernel_plus_bias():
     layer = layers.Dense(3, activation="relu")
-    x = torch.randn(4, 5)
+    x = on_default_device(torch.randn(4, 5))
     layer(x)
-    kernel = torch.randn(5, 3)
-    bias = torch.randn(3)
+    kernel = on_default_device(torch.randn(5, 3))
+    bias = on_default_device(torch.randn(3))
     layer.set_weights([kernel.numpy(), bias.numpy()])
     torch.testing.assert_close(layer(x), torch.relu(x @ kernel + bias))
     # rank > 2: the last axis is contracted
-    x3 = torch.randn(2, 7, 5)
+    x3 = on_default_device(torch.randn(2, 7, 5))
     torch.testing.assert_close(layer(x3), torch.relu(x3 @ kernel + bias))
     # integer inputs are cast to the layer's dtype
     assert layer(torch.ones(2, 5, dtype=torch.int64)).dtype == torch.float32

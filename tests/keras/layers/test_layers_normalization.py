@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 from torchestimator.keras import Input, backend
 
 
@@ -44,7 +45,7 @@ def test_batch_norm_weights_are_keras_ordered_and_moving_stats_are_non_trainable
 
 def test_batch_norm_training_uses_batch_statistics_and_updates_moving_ones():
     layer = layers.BatchNormalization(momentum=0.9, epsilon=1e-3)
-    x = torch.randn(16, 4) * 3 + 2
+    x = on_default_device(torch.randn(16, 4) * 3 + 2)
     y = layer(x, training=True)
     mean = x.mean(0)
     var = x.var(0, unbiased=False)
@@ -56,10 +57,10 @@ def test_batch_norm_training_uses_batch_statistics_and_updates_moving_ones():
 
 def test_batch_norm_inference_uses_moving_statistics():
     layer = layers.BatchNormalization(epsilon=0.01)
-    x = torch.randn(8, 3)
+    x = on_default_device(torch.randn(8, 3))
     layer(x)
     layer.set_weights([np.full(3, 2.0), np.full(3, 0.5), np.array([1.0, 2.0, 3.0]), np.full(3, 4.0)])
-    expected = 2.0 * (x - torch.tensor([1.0, 2.0, 3.0])) / np.sqrt(4.01) + 0.5
+    expected = 2.0 * (x - on_default_device(torch.tensor([1.0, 2.0, 3.0]))) / np.sqrt(4.01) + 0.5
     torch.testing.assert_close(layer(x), expected)  # training=None is inference
     torch.testing.assert_close(layer(x, training=False), expected)
     before = layer.get_weights()
@@ -70,7 +71,7 @@ def test_batch_norm_inference_uses_moving_statistics():
 
 def test_batch_norm_trainable_false_runs_in_inference_mode():
     layer = layers.BatchNormalization()
-    x = torch.randn(8, 3) + 5
+    x = on_default_device(torch.randn(8, 3) + 5)
     layer(x)
     layer.trainable = False
     y = layer(x, training=True)
@@ -80,7 +81,7 @@ def test_batch_norm_trainable_false_runs_in_inference_mode():
 
 
 def test_batch_norm_4d_channels_last_and_first_use_the_unbiased_moving_variance():
-    x = torch.randn(4, 5, 6, 3)
+    x = on_default_device(torch.randn(4, 5, 6, 3))
     nhwc = layers.BatchNormalization()
     y = nhwc(x, training=True)
     flat = x.reshape(-1, 3)
@@ -96,7 +97,7 @@ def test_batch_norm_4d_channels_last_and_first_use_the_unbiased_moving_variance(
 
 def test_batch_norm_gradients_and_sequence_inputs():
     layer = layers.BatchNormalization()
-    x = torch.randn(3, 7, 4, requires_grad=True)
+    x = on_default_device(torch.randn(3, 7, 4)).requires_grad_(True)
     y = layer(x, training=True)
     (y * torch.randn_like(y)).sum().backward()
     assert layer.gamma.grad is not None and layer.beta.grad is not None and x.grad is not None
@@ -111,7 +112,7 @@ def test_batch_norm_gradients_and_sequence_inputs():
 
 def test_batch_norm_multi_axis_mask_and_batch_of_one():
     layer = layers.BatchNormalization(axis=[1, 2])
-    x = torch.randn(6, 2, 3, 4)
+    x = on_default_device(torch.randn(6, 2, 3, 4))
     y = layer(x, training=True)
     assert layer.gamma.shape == (1, 2, 3, 1)
     mean = x.mean(dim=(0, 3), keepdim=True)
@@ -120,8 +121,8 @@ def test_batch_norm_multi_axis_mask_and_batch_of_one():
     torch.testing.assert_close(layer.moving_mean.detach(), 0.01 * mean)
 
     masked = layers.BatchNormalization(momentum=0.0)
-    seq = torch.randn(2, 5, 3)
-    mask = torch.tensor([[True, True, True, False, False], [True, False, False, False, False]])
+    seq = on_default_device(torch.randn(2, 5, 3))
+    mask = on_default_device(torch.tensor([[True, True, True, False, False], [True, False, False, False, False]]))
     masked(seq, mask=mask, training=True)
     kept = seq[mask]
     torch.testing.assert_close(masked.moving_mean.detach(), kept.mean(0))
@@ -129,7 +130,7 @@ def test_batch_norm_multi_axis_mask_and_batch_of_one():
 
     single = layers.BatchNormalization(center=False, scale=False)
     out = single(torch.randn(1, 3), training=True)
-    torch.testing.assert_close(out, torch.zeros(1, 3))
+    torch.testing.assert_close(out, on_default_device(torch.zeros(1, 3)))
     assert len(single.weights) == 2
 
 
@@ -156,7 +157,7 @@ def test_batch_norm_shapes_config_and_errors():
 # ---------------------------------------------------------------------- LayerNormalization
 def test_layer_norm_normalizes_each_example():
     layer = layers.LayerNormalization()
-    x = torch.randn(4, 6) * 5 + 1
+    x = on_default_device(torch.randn(4, 6) * 5 + 1)
     layer(x)
     layer.set_weights([np.full(6, 2.0), np.full(6, 0.5)])
     mean = x.mean(-1, keepdim=True)
@@ -167,7 +168,7 @@ def test_layer_norm_normalizes_each_example():
 
 
 def test_layer_norm_multiple_and_non_trailing_axes():
-    x = torch.randn(2, 3, 4, 5)
+    x = on_default_device(torch.randn(2, 3, 4, 5))
     trailing = layers.LayerNormalization(axis=[2, 3])
     y = trailing(x)
     mean = x.mean(dim=(2, 3), keepdim=True)
@@ -185,7 +186,7 @@ def test_layer_norm_multiple_and_non_trailing_axes():
 # ---------------------------------------------------------------------- GroupNormalization
 def test_group_norm_matches_manual_grouping():
     layer = layers.GroupNormalization(groups=2, epsilon=1e-3)
-    x = torch.randn(3, 5, 5, 4)
+    x = on_default_device(torch.randn(3, 5, 5, 4))
     y = layer(x)
     groups = x.reshape(3, 5, 5, 2, 2)
     mean = groups.mean(dim=(1, 2, 4), keepdim=True)

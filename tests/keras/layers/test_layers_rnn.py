@@ -10,6 +10,7 @@ import torch
 
 import torchestimator as tf
 import torchestimator.keras.layers as layers
+from _harness.layers import on_default_device
 
 RNNS = [layers.SimpleRNN, layers.LSTM, layers.GRU]
 
@@ -144,13 +145,13 @@ def test_lstm_matches_hand_computation():
 
 def test_gru_matches_torch_gru_with_reordered_weights():
     layer = layers.GRU(4, return_sequences=True)
-    x = torch.randn(3, 5, 6)
+    x = on_default_device(torch.randn(3, 5, 6))
     with torch.no_grad():
         y = layer(x)
         layer.cell.bias.normal_()
         y = layer(x)
-    k, r, b = (torch.as_tensor(w) for w in layer.get_weights())
-    ref = torch.nn.GRU(6, 4, batch_first=True)
+    k, r, b = (torch.as_tensor(w, device=x.device) for w in layer.get_weights())
+    ref = on_default_device(torch.nn.GRU(6, 4, batch_first=True))
 
     def rzn(w):
         z, rr, h = w.split(4, dim=-1)
@@ -185,9 +186,9 @@ def test_gru_reset_before_matches_hand_computation():
 @pytest.mark.parametrize("go_backwards", [False, True])
 @pytest.mark.parametrize("zero_output", [False, True])
 def test_fused_equals_step_loop(cls, go_backwards, zero_output):
-    x = torch.randn(4, 6, 5)
+    x = on_default_device(torch.randn(4, 6, 5))
     lengths = torch.tensor([6, 3, 1, 0])
-    mask = torch.arange(6)[None] < lengths[:, None]
+    mask = on_default_device(torch.arange(6)[None] < lengths[:, None])
     kwargs = {"return_sequences": True, "return_state": True, "go_backwards": go_backwards,
               "zero_output_for_mask": zero_output}
     fused = cls(3, bias_initializer="random_normal", **kwargs)
@@ -214,8 +215,8 @@ def test_fused_equals_step_loop(cls, go_backwards, zero_output):
     ],
 )
 def test_fused_equals_step_loop_other_configs(make, activation):
-    x = torch.randn(3, 5, 4)
-    mask = torch.tensor([[True] * 5, [True] * 2 + [False] * 3, [True] * 4 + [False]])
+    x = on_default_device(torch.randn(3, 5, 4))
+    mask = on_default_device(torch.tensor([[True] * 5, [True] * 2 + [False] * 3, [True] * 4 + [False]]))
     fused = make()
     fused(x)
     twin = _loop_twin(fused)
@@ -230,8 +231,8 @@ def test_fused_path_is_used_when_allowed(monkeypatch):
     calls = []
     real = _fused.run
     monkeypatch.setattr(_fused, "run", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    x = torch.randn(2, 4, 3)
-    right = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1]], dtype=torch.bool)
+    x = on_default_device(torch.randn(2, 4, 3))
+    right = on_default_device(torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1]], dtype=torch.bool))
     layers.LSTM(2)(x, mask=right)
     layers.GRU(2)(x)
     layers.SimpleRNN(2, activation="relu")(x)
@@ -439,13 +440,13 @@ def test_bidirectional_merge_modes(merge_mode):
 
 
 def test_bidirectional_states_and_masking():
-    x = torch.randn(2, 6, 3)
+    x = on_default_device(torch.randn(2, 6, 3))
     bi = layers.Bidirectional(layers.LSTM(4, return_state=True))
     out, fh, fc, bh, bc = bi(x)
     assert out.shape == (2, 8) and fh.shape == bh.shape == (2, 4)
     torch.testing.assert_close(out, torch.cat([fh, bh], -1))
     seq = layers.Bidirectional(layers.GRU(3))
-    mask = torch.tensor([[True] * 4 + [False] * 2, [True] * 6])
+    mask = on_default_device(torch.tensor([[True] * 4 + [False] * 2, [True] * 6]))
     padded = seq(x, mask=mask)
     torch.testing.assert_close(padded[:1], seq(x[:1, :4]), atol=1e-6, rtol=1e-5)
     seq_out = layers.Bidirectional(layers.GRU(3, return_sequences=True))
@@ -477,7 +478,7 @@ def test_time_distributed():
     assert td.compute_output_shape((None, 7, 3)) == (None, 7, 5)
     images = layers.TimeDistributed(layers.Dense(2))(tf.keras.Input((6, 4, 3)))
     assert images.shape == (None, 6, 4, 2)
-    mask = torch.tensor([[True, True, False, False], [True] * 4])
+    mask = on_default_device(torch.tensor([[True, True, False, False], [True] * 4]))
     assert td(x, mask=mask)._keras_mask is mask
     clone = layers.TimeDistributed.from_config(json.loads(json.dumps(td.get_config())))
     clone(x)
@@ -536,7 +537,7 @@ def test_rnn_with_custom_and_stacked_cells():
 
 def test_cells_step_by_step():
     cell = layers.LSTMCell(3)
-    h, (h2, c) = cell(torch.randn(2, 4), [torch.zeros(2, 3), torch.zeros(2, 3)])
+    h, (h2, c) = cell(*on_default_device([torch.randn(2, 4), [torch.zeros(2, 3), torch.zeros(2, 3)]]))
     assert h.shape == c.shape == (2, 3)
     torch.testing.assert_close(h, h2)
     assert cell.state_size == [3, 3] and layers.GRUCell(2).state_size == 2

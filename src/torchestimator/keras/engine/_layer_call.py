@@ -95,7 +95,7 @@ class LayerCallMixin:
         if not self.built:
             self._maybe_build(inputs)
         if WEIGHTS_OFF_HOST[0] and not CONTEXT.depth and not CONTEXT.tracing:
-            args = self._host_inputs_to_weights(args)
+            args = self._host_inputs_to_weights(args, kwargs)
             inputs = args[0]
         if self._input_spec is not None:
             self._check_input_spec(inputs)
@@ -169,28 +169,34 @@ class LayerCallMixin:
             args = (inputs.to(self._compute_dtype),) + args[1:]
         return args
 
-    def _host_inputs_to_weights(self, args: tuple) -> tuple:
+    def _host_inputs_to_weights(self, args: tuple, kwargs: dict) -> tuple:
         """Phase 4b (top-level calls, once a weight lives on an accelerator): host tensors go
-        where the layer's weights are, as TF copies an op's input to the op's device -- one CPU
-        tensor, or a list/tuple of tensors (`model(tf.constant(x))`, `model(tf.ones(...))` on a
-        GPU). A feature dict stays: feature-column layers do their host work and place their own
-        outputs (`feature_column/_layer_utils.target_device`). A layer that follows its input's
+        where the layer's weights are, as TF copies an op's input to the op's device -- a CPU
+        tensor or a list/tuple of tensors, as the inputs or as another argument (an RNN's
+        `initial_state`, an attention layer's `value`, a mask): `model(tf.constant(x))` and
+        `lstm(x, initial_state=[h, c])` work on a GPU. `kwargs` is updated in place. A feature
+        dict stays: feature-column layers do their host work and place their own outputs
+        (`feature_column/_layer_utils.target_device`). A layer that follows its input's
         device (`_follows_input_device`: Normalization, which runs in a host `tf.data` map as
         well as in a model on the GPU) keeps its inputs where they are."""
         if self._follows_input_device:
             return args
-        inputs = args[0]
-        if isinstance(inputs, torch.Tensor):
-            if inputs.device.type != "cpu":
-                return args
-        elif not (isinstance(inputs, (list, tuple)) and inputs
-                  and all(isinstance(t, torch.Tensor) for t in inputs)
-                  and any(t.device.type == "cpu" for t in inputs)):
+        moved_args = [i for i, a in enumerate(args) if _on_host(a)]
+        moved_kwargs = [k for k, v in kwargs.items() if _on_host(v)]
+        if not moved_args and not moved_kwargs:
             return args
         weight = next(self.parameters(), None)
         if weight is None or weight.device.type in ("cpu", "meta"):
             return args
-        return (_moved_with_mask(inputs, weight.device),) + args[1:]
+        device = weight.device
+        for key in moved_kwargs:
+            kwargs[key] = _moved_with_mask(kwargs[key], device)
+        if not moved_args:
+            return args
+        args = list(args)
+        for i in moved_args:
+            args[i] = _moved_with_mask(args[i], device)
+        return tuple(args)
 
     def _check_input_spec(self, inputs: Any) -> None:
         """Phase 5 (layers with an input spec): raises ValueError when the inputs do not match."""
@@ -295,6 +301,16 @@ class LayerCallMixin:
             outputs._keras_mask = input_mask  # a mask-preserving layer passes the mask through
         Node(self, args, kwargs, outputs)
         return outputs
+
+
+def _on_host(value: Any) -> bool:
+    """Whether `value` is a CPU tensor, or a list/tuple of tensors one of which is on the CPU
+    (what a top-level call moves to its weights' device)."""
+    if type(value) is torch.Tensor or isinstance(value, torch.Tensor):
+        return value.device.type == "cpu"
+    return (isinstance(value, (list, tuple)) and bool(value)
+            and all(isinstance(t, torch.Tensor) for t in value)
+            and any(t.device.type == "cpu" for t in value))
 
 
 def _moved_with_mask(inputs: Any, device: torch.device) -> Any:

@@ -7,6 +7,7 @@ import torch
 
 import torchestimator as tf
 from _harness import check_layer
+from _harness.layers import on_default_device
 
 layers = tf.keras.layers
 
@@ -44,7 +45,7 @@ def test_output_length_follows_tf(kwargs, length, expected):
 
 def test_is_the_adjoint_of_conv1d():
     """<conv(x), y> == <x, conv_transpose(y)> for the same kernel (valid padding, stride 2)."""
-    x, y = torch.randn(2, 9, 3), torch.randn(2, 4, 5)
+    x, y = on_default_device([torch.randn(2, 9, 3), torch.randn(2, 4, 5)])
     conv = layers.Conv1D(5, 3, strides=2, use_bias=False)
     out = conv(x)
     assert out.shape == y.shape

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 import torchestimator as tf
 from _harness import check_layer
+from _harness.layers import on_default_device
 
 layers = tf.keras.layers
 
@@ -20,7 +21,7 @@ def _fresh():
 
 def test_weights_and_channel_order():
     layer = layers.DepthwiseConv1D(3, depth_multiplier=2, use_bias=False)
-    x = torch.randn(2, 7, 3)
+    x = on_default_device(torch.randn(2, 7, 3))
     y = layer(x)
     assert [tuple(w.shape) for w in layer.weights] == [(3, 3, 2)]
     assert tuple(y.shape) == (2, 5, 6)

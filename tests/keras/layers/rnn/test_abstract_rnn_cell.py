@@ -7,6 +7,7 @@ import torch
 
 import torchestimator as tf
 from _harness import check_layer
+from _harness.layers import on_default_device
 
 layers = tf.keras.layers
 
@@ -45,11 +46,11 @@ class MinimalRNNCell(layers.AbstractRNNCell):
 
 
 def test_minimal_cell_runs_in_rnn():
-    x = torch.randn(2, 4, 3)
+    x = on_default_device(torch.randn(2, 4, 3))
     rnn = layers.RNN(MinimalRNNCell(5), return_sequences=True)
     y = rnn(x)
     cell = rnn.cell
-    h = torch.zeros(2, 5)
+    h = on_default_device(torch.zeros(2, 5))
     for t in range(4):
         h = x[:, t] @ cell.kernel + h @ cell.recurrent_kernel
         torch.testing.assert_close(y[:, t], h)

@@ -216,6 +216,13 @@ class MultiHeadAttention(Layer):
             if query.device.type != "meta":
                 self._build_device = query.device
             self._build_from_signature(query.shape, value.shape, key.shape)
+            device = next(self.parameters()).device
+            if query.device != device and query.device.type == "cpu":
+                # the weights were just made on an accelerator: host inputs go there, as TF's
+                # copy (later top-level calls move them before `call`: `_host_inputs_to_weights`)
+                query, value, key = (t.to(device) for t in (query, value, key))
+                if isinstance(attention_mask, torch.Tensor):
+                    attention_mask = attention_mask.to(device)
         if use_causal_mask and query.ndim != 3:
             raise ValueError(
                 f'MultiHeadAttention "{self.name}": `use_causal_mask=True` needs 3D inputs '
