@@ -208,3 +208,12 @@ def test_host_tensors_in_other_arguments_of_a_top_level_call_go_to_the_weights_d
         assert attention(query, value).device.type == device.type  # builds in its first call
         assert attention(query, value, attention_mask=torch.ones(2, 4, 6, dtype=torch.bool)
                          ).device.type == device.type
+
+
+def test_a_ragged_input_reaches_a_models_layers_on_the_device():
+    with on_leak_device() as device:
+        x = tf.keras.Input(shape=(None,), ragged=True)
+        dense = tf.keras.layers.Lambda(lambda t: t.to_tensor(shape=[None, 3]))(x)
+        model = tf.keras.Model(x, tf.keras.layers.Dense(2, kernel_initializer="ones")(dense))
+        out = model(tf.ragged.constant([[1.0, 2.0], [3.0]]))
+        assert out.device.type == device.type and out.tolist() == [[3.0, 3.0], [3.0, 3.0]]

@@ -61,6 +61,7 @@ def call_on_ragged(layer: Any, args: tuple, kwargs: dict) -> Any:
     if weight is not None and isinstance(rt.flat_values, torch.Tensor) \
             and rt.flat_values.device != weight.device:
         rt = rt.with_flat_values(rt.flat_values.to(weight.device))
+        args = (rt,) + args[1:]
     if kind == "pass":
         if not layer.built:
             layer.built = True
