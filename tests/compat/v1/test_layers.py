@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import torchestimator as tf
+from _harness.layers import on_default_device
 from torchestimator._engine.object_scope import ObjectScope
 
 v1 = tf.compat.v1
@@ -89,7 +90,7 @@ def test_layers_are_created_once_and_reused_across_calls():
     assert all(a is b for a, b in zip(weights[0], weights[1]))
     torch.testing.assert_close(outputs[0], outputs[1])
     kernel, bias, kernel_1, bias_1 = weights[0]
-    expected = torch.relu(X @ kernel + bias) @ kernel_1 + bias_1
+    expected = torch.relu(on_default_device(X) @ kernel + bias) @ kernel_1 + bias_1
     torch.testing.assert_close(outputs[0], expected)
     assert torch.all(bias == 0)  # TF1's bias_initializer: zeros
 
@@ -152,7 +153,7 @@ def test_dropout_defaults_to_inference():
 
 
 def test_batch_normalization_defaults_and_moving_statistics():
-    x = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    x = on_default_device(torch.arange(12, dtype=torch.float32).reshape(4, 3))
     scope = _scope()
     with scope:
         y = L.batch_normalization(x)  # TF1's default training=False: moving statistics (0, 1)
@@ -178,7 +179,8 @@ def test_conv_and_pooling_shapes_and_values():
         averaged = L.average_pooling2d(IMG, 2, 2, padding="same")
         flat = L.flatten(IMG)
     assert same.shape == (2, 8, 8, 5) and valid.shape == (2, 3, 3, 5)
-    expected = torch.nn.functional.conv2d(IMG.permute(0, 3, 1, 2), kernel.permute(3, 2, 0, 1), padding=1)
+    image = on_default_device(IMG)  # where the layers' weights are (a GPU's)
+    expected = torch.nn.functional.conv2d(image.permute(0, 3, 1, 2), kernel.permute(3, 2, 0, 1), padding=1)
     torch.testing.assert_close(same, expected.permute(0, 2, 3, 1), atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(pooled, IMG.reshape(2, 4, 2, 4, 2, 3).amax(dim=(2, 4)))
     torch.testing.assert_close(averaged, IMG.reshape(2, 4, 2, 4, 2, 3).mean(dim=(2, 4)))

@@ -26,7 +26,7 @@ def _problem(dtype):
     torch_dtype = getattr(torch, dtype)
     w = tf.Variable(np.array(PROBLEM["w0"]), dtype=torch_dtype)
     m = tf.Variable(np.array(PROBLEM["m0"]), dtype=torch_dtype)
-    a, c, d, e = (torch.tensor(PROBLEM[k], dtype=torch_dtype) for k in "acde")
+    a, c, d, e = (tf.constant(PROBLEM[k], dtype=torch_dtype) for k in "acde")  # with the variables
 
     def loss():
         return 0.5 * torch.sum(a * (w - c) ** 2) + 0.25 * torch.sum(e * (m - d) ** 2)
