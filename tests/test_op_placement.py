@@ -135,3 +135,11 @@ def test_dataset_functions_sources_and_input_fns_stay_on_the_host():
 
         (features, labels), = _inputs.call_input_fn(input_fn, "eval", {}, None)
         assert features["x"].device.type == labels.device.type == "cpu"
+
+
+def test_one_hot_of_python_ids_and_to_dense_of_device_values():
+    with on_leak_device() as device:
+        assert tf.one_hot([0, 2], 3).device.type == device.type
+        values = tf.constant([1.0, 2.0])  # on the device
+        dense = tf.sparse.to_dense(tf.SparseTensor([[0, 0], [1, 1]], values, [2, 2]))
+        assert dense.device.type == device.type and dense.tolist() == [[1.0, 0.0], [0.0, 2.0]]

@@ -107,7 +107,7 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
     shape = sp_input.shape
     idx = sp_input.indices
     if validate_indices and idx.numel():
-        bad = (idx < 0) | (idx >= sp_input.dense_shape)
+        bad = (idx < 0) | (idx >= sp_input.dense_shape.to(idx.device))
         if bool(bad.any()):
             row = int(bad.any(dim=1).nonzero()[0, 0])
             raise ValueError(f"SparseTensor index {idx[row].tolist()} (entry {row}) is out of "
@@ -120,7 +120,7 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
             out[tuple(c.numpy() for c in cols)] = sp_input.values
         return out
     fill = 0 if default_value is None else default_value
-    out = torch.full(shape, fill, dtype=sp_input.values.dtype)
+    out = torch.full(shape, fill, dtype=sp_input.values.dtype, device=sp_input.values.device)
     if idx.numel():
         out[cols] = sp_input.values
     return out

@@ -11,7 +11,7 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._ops.array_ops._common import Tensor, _index_tensor, _int, _int_list, _numeric
 from torchestimator._ops.array_ops._slicing import _fill_value
-from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.convert import convert_to_tensor, dtype_name, placed
 from torchestimator.errors import InvalidArgumentError
 
 
@@ -32,6 +32,8 @@ def one_hot(
         else float32).
     """
     idx = _index_tensor(indices, "one_hot")
+    if not isinstance(indices, Tensor):  # ids from Python or numpy: placed as TF places the op
+        idx = placed(idx)
     depth = _int(depth, "one_hot", "depth")
     if depth < 0:
         raise InvalidArgumentError(None, None, f"one_hot: depth must be non-negative, got {depth}.")
