@@ -25,11 +25,13 @@ it in place after torch.export has traced them (torch.export keeps weak referenc
 tensors can only be swapped, which those refuse; CUDA uses `set_data`); `torch.export` of a
 model on it; a crash in `test_torch_module_interop.py`; and tests that mix the library's
 tensors with CPU tensors of their own instead of copying to the host as a user would (those
-are fixed as found: they fail on a GPU too). Subprocesses of a test inherit the variable; the
-library initialises the backend there itself (`_engine.loop.default_device`).
+are fixed as found: they fail on a GPU too). Subprocesses of a test inherit the variable and
+this harness (`lazy_site/sitecustomize.py`, on their `PYTHONPATH`).
 """
 
 from __future__ import annotations
+
+import os
 
 import torch
 
@@ -49,6 +51,11 @@ def install() -> torch.device:
     if _INSTALLED:
         return device
     _INSTALLED.append(True)
+    # subprocesses of the run get this harness too (lazy_site/sitecustomize.py)
+    site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lazy_site")
+    paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if site not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([site] + [p for p in paths if p])
     import torch._lazy  # noqa: PLC0415 - only for a lazy run
 
     from torchestimator._engine import loop

@@ -21,9 +21,6 @@ def run_example(path: pathlib.Path, tmp_path: pathlib.Path, timeout: int, prelud
     env = {**os.environ, "HOME": str(tmp_path), "KERAS_HOME": str(tmp_path / ".keras"),
            "TMPDIR": str(tmp_path), "TORCHESTIMATOR_PROGRESS": "0", "MPLBACKEND": "Agg",
            **env_extra}
-    if env.get("TORCHESTIMATOR_DEVICE", "").startswith("lazy"):  # the GPU stand-in there too
-        prelude = (f"import sys\nsys.path.insert(0, {str(EXAMPLES.parent / 'tests')!r})\n"
-                   "from _harness import lazy_suite\nlazy_suite.install()\n" + prelude)
     command = [sys.executable, str(path)]
     if prelude:
         command = [sys.executable, "-c", prelude + "\nimport runpy, sys\n"
