@@ -228,8 +228,10 @@ class Normalization(Layer):
         weights are on the GPU runs on the host)."""
         x = inputs.to(self._compute_dtype)
         mean = self.mean.to(x.device, x.dtype).reshape(self._broadcast_shape)
-        std = torch.clamp(torch.sqrt(self.variance.to(x.device, x.dtype)), min=epsilon()).reshape(
-            self._broadcast_shape)
+        # reshaped before the clamp: a 0-dim clamp (axis=None) would meet epsilon as a 0-dim
+        # double in a traced backend (torch's lazy TorchScript one) and give double statistics
+        std = torch.sqrt(self.variance.to(x.device, x.dtype)).reshape(self._broadcast_shape).clamp(
+            min=epsilon())
         try:  # numpy-style broadcasting of the statistics against the input, as TF's
             if self.invert:
                 return mean + x * std
