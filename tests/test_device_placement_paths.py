@@ -123,6 +123,34 @@ def test_weights_on_host_moves_them_for_the_block_and_back_in_place():
         assert_on_device(model, device, "model")
 
 
+class _Offset(tf.keras.layers.Layer):
+    """A layer holding a tensor made with TF's ops in `__init__` (as the Transformer tutorial's
+    positional encoding): on the GPU when there is one."""
+
+    def __init__(self):
+        super().__init__()
+        self.offset = tf.cast(np.arange(3), tf.float32)
+
+    def call(self, x):
+        return x + self.offset
+
+
+def test_a_layers_tensor_attribute_is_on_the_device_and_on_the_host_for_an_export():
+    with on_leak_device() as device:
+        model = tf.keras.Sequential([tf.keras.Input((3,)), _Offset(), tf.keras.layers.Dense(1)])
+        offset = model.layers[0].offset
+        assert offset.device.type == device.type
+        assert model(_X).device.type == device.type
+        with device_moves.weights_on_host([model]):
+            assert model.layers[0].offset.device.type == "cpu"
+            assert model(torch.from_numpy(_X)).device.type == "cpu"  # traced on the host
+        assert model.layers[0].offset is offset
+        model.compile("sgd", "mse")
+        with tf.device("/CPU:0"):  # a fit elsewhere moves the weights and the attribute there
+            model.fit(_X, _Y, batch_size=8, verbose=0)
+        assert model.layers[0].offset.device.type == "cpu"
+
+
 
 def test_host_tensors_given_to_a_model_go_to_its_weights_device():
     """TF copies an op's host input to the op's device: `model(tf.constant(x))` on a GPU."""

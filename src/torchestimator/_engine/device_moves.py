@@ -62,8 +62,9 @@ def move_in_place(tensor: torch.Tensor, device: torch.device) -> bool:
 
 def move_modules(modules: Iterable[torch.nn.Module], device: torch.device) -> bool:
     """Moves the parameters of `modules` to `device` in place (each Parameter object kept; one
-    shared by several modules moves once) and their buffers with `Module.to`; returns whether
-    anything moved."""
+    shared by several modules moves once), their buffers with `Module.to`, and the plain
+    tensors they hold as attributes (made with TF's ops in a layer's `__init__`, which TF would
+    copy to each op's device); returns whether anything moved."""
     device = torch.device(device)
     moved = False
     seen: set[int] = set()
@@ -76,7 +77,22 @@ def move_modules(modules: Iterable[torch.nn.Module], device: torch.device) -> bo
             if any(buffer.device != device for buffer in module.buffers()):
                 module.to(device)  # the buffers (the parameters are there already)
                 moved = True
+            for sub, name, value in _tensor_attributes(module):
+                if value.device != device:
+                    object.__setattr__(sub, name, value.to(device))
+                    moved = True
     return moved
+
+
+def _tensor_attributes(module: torch.nn.Module) -> Iterator[tuple[torch.nn.Module, str, torch.Tensor]]:
+    """(module, name, tensor) of each plain tensor that a module of a program's own class (not
+    the library's: its layers keep host tables where they need them) holds as an attribute."""
+    for sub in module.modules():
+        if type(sub).__module__.startswith("torchestimator."):
+            continue
+        for name, value in vars(sub).items():
+            if type(value) is torch.Tensor:
+                yield sub, name, value
 
 
 def move_optimizer(optimizer: Any, device: torch.device,
@@ -128,12 +144,15 @@ def move_training_state(modules: Iterable[torch.nn.Module], optimizers: Iterable
 @contextlib.contextmanager
 def weights_on_host(modules: Sequence[torch.nn.Module]) -> Iterator[None]:
     """The weights and buffers of `modules` on the CPU for the block (each Parameter object
-    kept, as `move_modules` does), then back on the devices they were on. An export is traced
-    and written from the host, so that it loads and serves on a CPU-only machine; the model
-    it was made from (one still training on a GPU) is where it was afterwards."""
+    kept, as `move_modules` does), then back on the devices they were on; so are the plain
+    tensors a module holds as attributes (a positional encoding or a mask a layer made with TF's
+    ops in `__init__`, on the GPU when there is one). An export is traced and written from the
+    host, so that it loads and serves on a CPU-only machine; the model it was made from (one
+    still training on a GPU) is where it was afterwards."""
     cpu = torch.device("cpu")
     weights: dict[int, tuple[torch.Tensor, torch.device]] = {}
     buffers: list[tuple[torch.nn.Module, str, torch.device]] = []
+    attributes: list[tuple[torch.nn.Module, str, torch.Tensor]] = []
     for module in modules:
         for parameter in module.parameters():
             if parameter.device != cpu:
@@ -142,7 +161,8 @@ def weights_on_host(modules: Sequence[torch.nn.Module]) -> Iterator[None]:
             for name, buffer in sub._buffers.items():
                 if buffer is not None and buffer.device != cpu:
                     buffers.append((sub, name, buffer.device))
-    if not weights and not buffers:
+        attributes.extend(a for a in _tensor_attributes(module) if a[2].device != cpu)
+    if not weights and not buffers and not attributes:
         yield
         return
     with torch.no_grad():
@@ -150,6 +170,8 @@ def weights_on_host(modules: Sequence[torch.nn.Module]) -> Iterator[None]:
             move_in_place(parameter, cpu)
         for sub, name, _ in buffers:
             sub._buffers[name] = sub._buffers[name].to(cpu)
+        for sub, name, value in attributes:
+            object.__setattr__(sub, name, value.to(cpu))
     try:
         yield
     finally:
@@ -158,3 +180,5 @@ def weights_on_host(modules: Sequence[torch.nn.Module]) -> Iterator[None]:
                 move_in_place(parameter, device)
             for sub, name, device in buffers:
                 sub._buffers[name] = sub._buffers[name].to(device)
+            for sub, name, value in attributes:
+                object.__setattr__(sub, name, value)  # the very tensor it held
