@@ -282,8 +282,10 @@ def test_when_no_replica_processes_start(monkeypatch, caplog, _no_cluster):
         maybe_start_replicas(two)
 
 
-def test_mirrored_strategy_with_a_device_list_in_a_test_run_is_one_replica(caplog, _no_cluster):
+def test_mirrored_strategy_with_a_device_list_in_a_test_run_is_one_replica(caplog, _no_cluster, monkeypatch):
     import torchestimator as tf
+
+    monkeypatch.delenv("TORCHESTIMATOR_DEVICE", raising=False)  # (a GPU check sets it: it would win)
 
     with caplog.at_level("WARNING", logger="torchestimator"):
         strategy = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
