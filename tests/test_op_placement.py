@@ -143,3 +143,10 @@ def test_one_hot_of_python_ids_and_to_dense_of_device_values():
         values = tf.constant([1.0, 2.0])  # on the device
         dense = tf.sparse.to_dense(tf.SparseTensor([[0, 0], [1, 1]], values, [2, 2]))
         assert dense.device.type == device.type and dense.tolist() == [[1.0, 0.0], [0.0, 2.0]]
+        # the text-generation tutorial's mask: a SparseTensor of Python lists, made dense
+        mask = tf.sparse.to_dense(tf.SparseTensor([[1]], [-float("inf")], [3]))
+        assert mask.device.type == device.type
+        assert (tf.zeros([3]) + mask).tolist() == [0.0, -float("inf"), 0.0]
+        mapped = tf.data.Dataset.range(2).map(
+            lambda i: tf.sparse.to_dense(tf.SparseTensor([[0]], [1.0], [2])))
+        assert all(e.device.type == "cpu" for e in loop.iter_on_host(mapped))

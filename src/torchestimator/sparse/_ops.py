@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._sparse_tensor import SparseTensor, to_dense
+from torchestimator._sparse_tensor import SparseTensor, dense_of
 
 
 def _check(sp: Any, arg: str = "sp_input") -> SparseTensor:
@@ -224,7 +224,7 @@ def add(a: Any, b: Any, threshold: float = 0) -> Any:
     if sa and sb:
         return _combine(a, b, lambda x, y, ha, hb: x + y, float(threshold))
     sp, dense = (a, b) if sa else (b, a)
-    return to_dense(sp) + torch.as_tensor(dense)
+    return dense_of(sp) + torch.as_tensor(dense)
 
 
 def maximum(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None) -> SparseTensor:
