@@ -245,3 +245,14 @@ def test_a_ragged_input_reaches_a_models_layers_on_the_device():
         model = tf.keras.Model(x, tf.keras.layers.Dense(2, kernel_initializer="ones")(dense))
         out = model(tf.ragged.constant([[1.0, 2.0], [3.0]]))
         assert out.device.type == device.type and out.tolist() == [[3.0, 3.0], [3.0, 3.0]]
+
+
+def test_numpy_given_to_a_layer_built_inside_another_layers_call_meets_its_weights():
+    inner = tf.keras.layers.Dense(2)
+
+    class Outer(tf.keras.layers.Layer):
+        def call(self, x):
+            return inner(np.ones((1, 3), "float32")) + x.sum()  # built here, on the device
+
+    with on_leak_device() as device:
+        assert Outer()(torch.ones(1, 1)).device.type == device.type

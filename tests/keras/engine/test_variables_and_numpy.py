@@ -180,7 +180,8 @@ def test_dicts_of_numpy_count_as_numpy():
 
 def test_torch_tensor_inputs_keep_autograd_and_a_torch_loop_trains(model):
     x, y = (torch.from_numpy(a) for a in mnist_like(64))
-    out = model(x)
+    out = model(x)  # on the weights' device (a GPU's): a torch loop moves its labels there
+    y = y.to(out.device)
     assert out.requires_grad
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     first = None

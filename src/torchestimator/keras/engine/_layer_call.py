@@ -89,12 +89,15 @@ class LayerCallMixin:
         """Casts the inputs, builds, checks the input spec, runs `call` in the training/mask
         call context, then attaches the output mask and the activity regularizer's loss."""
         inputs = args[0]
+        host_data = not isinstance(inputs, torch.Tensor)  # numpy or Python values
         if type(inputs) is not torch.Tensor or inputs.dtype != self._compute_dtype:
             args = self._cast_inputs(args)
             inputs = args[0]
         if not self.built:
             self._maybe_build(inputs)
-        if WEIGHTS_OFF_HOST[0] and not CONTEXT.depth and not CONTEXT.tracing:
+        if WEIGHTS_OFF_HOST[0] and not CONTEXT.tracing and (not CONTEXT.depth or host_data):
+            # a top-level call's host tensors, and numpy given to any call (converted on the
+            # host, before a layer built in the call made its weights), go to the weights
             args = self._host_inputs_to_weights(args, kwargs)
             inputs = args[0]
         if self._input_spec is not None:
