@@ -11,6 +11,7 @@ import pytest
 import torch
 
 import torchestimator as tf
+from torchestimator._engine import precision
 
 mp = tf.keras.mixed_precision
 SEEN: dict[str, set] = {}
@@ -97,7 +98,7 @@ def test_custom_training_loop_call_runs_under_autocast_and_leaves_no_trace():
     model = CustomStepModel()
     optimizer = tf.keras.optimizers.SGD(0.05)
     x, y = _data(32)
-    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    x, y = tf.constant(x), tf.constant(y)  # TF's data: where the model's weights are (a GPU's)
     losses = []
     for _ in range(3):
         with tf.GradientTape() as tape:
@@ -116,8 +117,11 @@ def test_custom_training_loop_call_runs_under_autocast_and_leaves_no_trace():
 def test_an_open_autocast_is_kept_and_float32_models_never_autocast():
     mp.set_global_policy("mixed_bfloat16")
     model = CustomStepModel()
-    x = torch.from_numpy(_data(4)[0])
-    with torch.autocast("cpu", dtype=torch.float16):  # the caller's: not replaced
+    x = tf.constant(_data(4)[0])
+    kind = x.device.type  # the caller's autocast is the one of the device the model runs on
+    if not precision.autocast_supported(kind, torch.float16):
+        pytest.skip(f"torch has no float16 autocast for {kind}")
+    with torch.autocast(kind, dtype=torch.float16):  # the caller's: not replaced
         model(x)
     assert SEEN["matmul"] == {torch.float16}
     SEEN.clear()
