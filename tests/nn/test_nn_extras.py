@@ -216,7 +216,7 @@ def test_rnn_cell_wrappers_run_keras_cells():
     want = plain(x)
     # the residual wrapper adds each step's input to the cell's output (states unchanged)
     res = tf.keras.layers.RNN(N.RNNCellResidualWrapper(cell), return_sequences=True)
-    torch.testing.assert_close(res(x), want + x)
+    torch.testing.assert_close(res(x), want + x.to(want.device))  # (on the weights' device)
     dev = tf.keras.layers.RNN(N.RNNCellDeviceWrapper(cell, "/cpu:0"), return_sequences=True)
     torch.testing.assert_close(dev(x), want)
     keep = tf.keras.layers.RNN(N.RNNCellDropoutWrapper(cell), return_sequences=True)

@@ -106,6 +106,11 @@ def concat(parts: list[Any]) -> Any:
     """Flat values (all torch or all strings) concatenated along the first dimension."""
     if parts and isinstance(parts[0], np.ndarray):
         return np.concatenate([np.asarray(p, dtype=object) for p in parts]).astype(object)
+    # on the accelerator one part is on (a ragged constant next to a tensor on the GPU), as
+    # TF copies an op's inputs to its device
+    device = next((p.device for p in parts if p.device.type != "cpu"), None)
+    if device is not None:
+        parts = [p if p.device == device else p.to(device) for p in parts]
     return torch.cat(parts)
 
 

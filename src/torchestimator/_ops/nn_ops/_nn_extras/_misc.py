@@ -255,14 +255,17 @@ def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: Any,
         fill = torch.nonzero(empty).reshape(-1)
         row = torch.cat([row, fill])
         ids = torch.cat([ids, torch.full_like(fill, int(default_id))])
-        weights = torch.cat([weights, torch.ones(fill.shape, dtype=weights.dtype)])
+        weights = torch.cat([weights, torch.ones(fill.shape, dtype=weights.dtype, device=weights.device)])
     emb = embedding_lookup(shards if len(shards) > 1 else shards[0], ids, max_norm=max_norm)
     dim = emb.shape[1:]
     w = weights.to(emb.dtype).reshape((-1,) + (1,) * len(dim))
-    total = torch.zeros((rows_n,) + tuple(dim), dtype=emb.dtype).index_add(0, row, emb * w)
+    row = row.to(emb.device)
+    total = torch.zeros((rows_n,) + tuple(dim), dtype=emb.dtype, device=emb.device).index_add(
+        0, row, emb * w.to(emb.device))
     if combiner != "sum":
         denom_src = weights.to(emb.dtype) if combiner == "mean" else weights.to(emb.dtype) ** 2
-        denom = torch.zeros(rows_n, dtype=emb.dtype).index_add(0, row, denom_src)
+        denom = torch.zeros(rows_n, dtype=emb.dtype, device=emb.device).index_add(
+            0, row, denom_src.to(emb.device))
         if combiner == "sqrtn":
             denom = denom.sqrt()
         denom = denom.reshape((-1,) + (1,) * len(dim))

@@ -183,6 +183,11 @@ class DeviceWrapper(_RNNCellWrapper):
     def _call_wrapped_cell(self, inputs: Any, state: Any, cell_call_fn: Any,
                            **kwargs: Any) -> Any:
         device = _impl._parse_device(self._device)
+        weight = next(self.cell.parameters(), None)
+        if weight is not None and weight.device.type not in ("meta", device.type):
+            # the cell's weights live elsewhere (made on the GPU): its ops run where they are,
+            # as TF copies a variable to the op's device only to read it
+            device = weight.device
 
         def move(t: Any) -> Any:
             return t.to(device) if isinstance(t, torch.Tensor) else t
