@@ -64,13 +64,13 @@ def _strings(value: Any, op: str, name: str = "input") -> np.ndarray:
     if kind == "O":
         if array.size == 0:
             return array
-        flat = array.reshape(-1)
-        types = {type(v) for v in flat.tolist()}
+        items = array.reshape(-1).tolist()
+        types = {type(v) for v in items}
         if types <= {str}:
             return array
-        if types <= {str, bytes, np.str_, np.bytes_, bytearray}:
+        if all(isinstance(v, (str, bytes, bytearray)) for v in items):  # np.str_, bytes, subclasses
             return _decode_all(array).astype(object)
-        bad = next(v for v in flat.tolist() if not isinstance(v, (str, bytes, bytearray)))
+        bad = next(v for v in items if not isinstance(v, (str, bytes, bytearray)))
         raise TypeError(
             f"{op}: `{name}` must be strings, got {bad!r} ({type(bad).__name__}); use "
             "tf.strings.as_string to format numbers."
