@@ -298,3 +298,14 @@ def test_predict_takes_a_python_list_of_strings():
     inner(vec(["good film"]))
     export = tf.keras.Sequential([vec, inner, L.Activation("sigmoid")])
     assert export.predict(["good film", "bad", "film"], verbose=0).shape == (3, 1)
+
+
+def test_a_datasets_string_element_is_taken_as_a_string():
+    """TF's text-classification tutorial vectorizes one review taken from a batch of a dataset
+    (a string scalar of the library's own type), expanded to a column."""
+    ds = tf.data.Dataset.from_tensor_slices(np.array(["a b", "c d"])).batch(2)
+    review = next(iter(ds))[0]
+    layer = tf.keras.layers.TextVectorization(output_sequence_length=3)
+    layer.adapt(np.array(["a b", "c d"]))
+    ids = layer(tf.expand_dims(review, -1))
+    assert tuple(ids.shape) == (1, 3) and ids.tolist()[0][2] == 0
