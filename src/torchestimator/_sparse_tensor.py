@@ -15,7 +15,6 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._engine.loop import op_device
 
 
 def _int64_tensor(value: Any, name: str) -> torch.Tensor:
@@ -102,20 +101,9 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
     Positions without a value get `default_value` (0, or b'' for strings).
     Returns a torch tensor, or a numpy object array for strings. Raises
     ValueError when an index lies outside `dense_shape` (`validate_indices`). The dense tensor
-    is placed as TF places the op: on the values' device, and a SparseTensor on the host (one a
-    program built from Python lists) gives it on the GPU when there is one -- except in a
-    `tf.data` function or an `input_fn`, which run on the host (`loop.op_device`).
+    is on the values' device (`tf.sparse.to_dense` also places a host result as TF places ops:
+    `sparse/_ops.to_dense`).
     """
-    dense = dense_of(sp_input, default_value, validate_indices)
-    if type(dense) is torch.Tensor and dense.device.type == "cpu":
-        device = op_device()
-        if device is not None:
-            return dense.to(device)
-    return dense
-
-
-def dense_of(sp_input: SparseTensor, default_value: Any = None, validate_indices: bool = True) -> Any:
-    """`to_dense` where the values are (the library's own use: no placement)."""
     if not isinstance(sp_input, SparseTensor):
         raise TypeError(f"sp_input must be a SparseTensor; received {type(sp_input).__name__}")
     shape = sp_input.shape

@@ -1,6 +1,6 @@
 """`tf.sparse`: `SparseTensor`, conversions to and from dense tensors, and sparse ops."""
 
-from torchestimator._sparse_tensor import SparseTensor, from_dense, to_dense
+from torchestimator._sparse_tensor import SparseTensor, from_dense
 from torchestimator.sparse._ops import (
     add,
     concat,
@@ -23,6 +23,7 @@ from torchestimator.sparse._ops import (
     softmax,
     sparse_dense_matmul,
     split,
+    to_dense,
     to_indicator,
     transpose,
 )

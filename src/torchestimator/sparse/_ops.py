@@ -8,7 +8,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._sparse_tensor import SparseTensor, dense_of
+from torchestimator._engine.loop import op_device
+from torchestimator._sparse_tensor import SparseTensor
+from torchestimator._sparse_tensor import to_dense as dense_of
 
 
 def _check(sp: Any, arg: str = "sp_input") -> SparseTensor:
@@ -434,3 +436,22 @@ def segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, num_segments: int 
                    name: str | None = None) -> torch.Tensor:
     """Sum of data[indices] rows per segment divided by sqrt(count) (`segment_sqrt_n`)."""
     return _segment(data, indices, segment_ids, num_segments, "sqrt_n")
+
+
+def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices: bool = True,
+             name: str | None = None) -> Any:
+    """Converts a `SparseTensor` into a dense tensor (TF's `tf.sparse.to_dense`).
+
+    Positions without a value get `default_value` (0, or b'' for strings). Returns a torch
+    tensor, or a numpy object array for strings. Raises ValueError when an index lies outside
+    `dense_shape` (`validate_indices`). The dense tensor is placed as TF places the op: on the
+    values' device, and a SparseTensor on the host (one a program built from Python lists)
+    gives it on the GPU when there is one -- except in a `tf.data` function or an `input_fn`,
+    which run on the host (`loop.op_device`).
+    """
+    dense = dense_of(sp_input, default_value, validate_indices)
+    if type(dense) is torch.Tensor and dense.device.type == "cpu":
+        device = op_device()
+        if device is not None:
+            return dense.to(device)
+    return dense
