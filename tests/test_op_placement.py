@@ -15,6 +15,7 @@ import torch
 
 import torchestimator as tf
 from _harness.device_leaks import available, on_leak_device
+from _harness.guide_models import GuideLinear
 from torchestimator._engine import loop
 from torchestimator.estimator import _inputs
 
@@ -60,19 +61,10 @@ def test_scalars_strings_and_tensor_inputs_stay_where_they_are():
 def test_the_basic_training_loops_guide_runs_on_the_device():
     """TF's guide: a tf.Module of scalar tf.Variables fitted to `tf.random.normal` data made at
     the program's top level -- on a GPU the variables and the data meet there."""
-    class Linear(tf.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = tf.Variable(5.0)
-            self.b = tf.Variable(0.0)
-
-        def __call__(self, x):
-            return self.w * x + self.b
-
     with on_leak_device() as device:
         x = tf.random.normal(shape=[64])
         y = x * 3.0 + 2.0 + tf.random.normal(shape=[64]) * 0.01
-        model = Linear()
+        model = GuideLinear()
         for _ in range(40):
             with tf.GradientTape() as tape:
                 loss = tf.reduce_mean(tf.square(y - model(x)))

@@ -14,18 +14,7 @@ import pytest
 import torch
 
 import torchestimator as tf
-
-
-class _Linear(tf.Module):
-    """The basic-training-loops guide's model: y = w * x + b with tf.Variables."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.w = tf.Variable(5.0)
-        self.b = tf.Variable(0.0)
-
-    def __call__(self, x):
-        return self.w * x + self.b
+from _harness.guide_models import GuideLinear as _Linear
 
 
 def test_the_guides_module_output_and_a_reduction_of_a_variable_read_as_numpy():

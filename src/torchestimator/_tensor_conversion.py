@@ -190,3 +190,12 @@ def _hint_fits(value: Any, hint: torch.dtype) -> builtins.bool:
     if isinstance(value, float):
         return hint.is_floating_point or hint.is_complex
     return False
+
+
+def on_one_device(tensors: list[Any]) -> list[Any]:
+    """The tensors on one device: the accelerator one of them is on (TF copies an op's inputs to
+    the op's device; a Python list or a host constant next to a GPU tensor goes there)."""
+    device = next((t.device for t in tensors if isinstance(t, Tensor) and t.device.type != "cpu"), None)
+    if device is None:
+        return tensors
+    return [t.to(device) if isinstance(t, Tensor) and t.device != device else t for t in tensors]

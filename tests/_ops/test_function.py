@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchestimator as tf
+from _harness.guide_models import GuideLinear
 
 
 @pytest.fixture
@@ -231,15 +232,6 @@ def test_train_step_with_gradient_tape_converges(fast_compile):
     x = tf.constant(torch.randn(200).numpy())  # TF's data: on the variables' device (a GPU)
     y = x * 3.0 + 2.0 + tf.constant(torch.randn(200).numpy()) * 0.1
 
-    class Model(tf.Module):
-        def __init__(self):
-            super().__init__()
-            self.w = tf.Variable(5.0)
-            self.b = tf.Variable(0.0)
-
-        def __call__(self, x):
-            return self.w * x + self.b
-
     def loss(target, predicted):
         return ((target - predicted) ** 2).mean()
 
@@ -252,7 +244,7 @@ def test_train_step_with_gradient_tape_converges(fast_compile):
         return current_loss
 
     for jit in (False, True):
-        model = Model()
+        model = GuideLinear()
         step = tf.function(train, jit_compile=jit)
         first = step(model, x, y, 0.1).numpy()
         for _ in range(60):

@@ -167,6 +167,12 @@ def defer_check(key: Hashable, values: tuple, combine: Callable[[tuple, tuple], 
         pending[key] = (combine(entry[0], values), entry[1], entry[2])
 
 
+def running_range(old: tuple, new: tuple) -> tuple:
+    """A `defer_check` combine for a (low, high) state: the smallest and the largest value seen
+    (NaN propagates through minimum/maximum, as through aminmax)."""
+    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])
+
+
 def flush_deferred_checks() -> None:
     """Reads back the checks recorded with `defer_check` on this thread (one synchronization)
     and raises the first failure; does nothing (and does not synchronize) when none is pending."""

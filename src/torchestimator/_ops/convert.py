@@ -38,6 +38,7 @@ from torchestimator._tensor_conversion import (  # noqa: F401 - re-exported (mov
     _string_array,
     as_tensor,
     convert_to_tensor,
+    on_one_device,
     text_or_bytes,
 )
 from torchestimator.errors import InvalidArgumentError
@@ -72,15 +73,6 @@ def convert_to_tensor_on_device(value: Any, dtype: Any = None, dtype_hint: Any =
 
 # `tf.convert_to_tensor` (the library's own conversions use `convert_to_tensor`, on the host)
 convert_to_tensor_on_device.__name__ = convert_to_tensor_on_device.__qualname__ = "convert_to_tensor"
-
-
-def on_one_device(tensors: list[Any]) -> list[Any]:
-    """The tensors on one device: the accelerator one of them is on (TF copies an op's inputs to
-    the op's device; a Python list or a host constant next to a GPU tensor goes there)."""
-    device = next((t.device for t in tensors if isinstance(t, Tensor) and t.device.type != "cpu"), None)
-    if device is None:
-        return tensors
-    return [t.to(device) if isinstance(t, Tensor) and t.device != device else t for t in tensors]
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Any:

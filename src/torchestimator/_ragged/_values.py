@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._tensor_conversion import convert_to_tensor
+from torchestimator._tensor_conversion import convert_to_tensor, on_one_device
 from torchestimator.errors import InvalidArgumentError
 
 SPLITS_DTYPES = (torch.int64, torch.int32)
@@ -106,12 +106,8 @@ def concat(parts: list[Any]) -> Any:
     """Flat values (all torch or all strings) concatenated along the first dimension."""
     if parts and isinstance(parts[0], np.ndarray):
         return np.concatenate([np.asarray(p, dtype=object) for p in parts]).astype(object)
-    # on the accelerator one part is on (a ragged constant next to a tensor on the GPU), as
-    # TF copies an op's inputs to its device
-    device = next((p.device for p in parts if p.device.type != "cpu"), None)
-    if device is not None:
-        parts = [p if p.device == device else p.to(device) for p in parts]
-    return torch.cat(parts)
+    # on the accelerator one part is on (a ragged constant next to a tensor on the GPU)
+    return torch.cat(on_one_device(parts))
 
 
 def ranges(starts: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._engine.loop import op_device
+from torchestimator._ops.convert import placed
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator._sparse_tensor import to_dense as dense_of
 
@@ -449,9 +449,4 @@ def to_dense(sp_input: SparseTensor, default_value: Any = None, validate_indices
     gives it on the GPU when there is one -- except in a `tf.data` function or an `input_fn`,
     which run on the host (`loop.op_device`).
     """
-    dense = dense_of(sp_input, default_value, validate_indices)
-    if type(dense) is torch.Tensor and dense.device.type == "cpu":
-        device = op_device()
-        if device is not None:
-            return dense.to(device)
-    return dense
+    return placed(dense_of(sp_input, default_value, validate_indices))

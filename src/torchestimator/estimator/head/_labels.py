@@ -127,7 +127,7 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
         values = values.to(torch.float64)
     low, high = torch.aminmax(values)
     if loop.defers_checks(values.device) if defer is None else defer:
-        loop.defer_check(("label_range", n_classes, message, values.dtype), (low, high), _combine_range,
+        loop.defer_check(("label_range", n_classes, message, values.dtype), (low, high), loop.running_range,
                          lambda lo, hi: _range_error(lo.item(), hi.item(), n_classes, message, None))
         if not labels.is_floating_point():
             return labels.clamp(0, n_classes - 1)
@@ -136,11 +136,6 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
     if error is not None:
         raise error
     return labels
-
-
-def _combine_range(old: tuple, new: tuple) -> tuple:
-    # NaN propagates through minimum/maximum, as through aminmax
-    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])
 
 
 def _range_error(low: float, high: float, n_classes: int, message: str | None,

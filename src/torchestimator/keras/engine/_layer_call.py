@@ -22,7 +22,11 @@ from torchestimator._ops import nest
 from torchestimator.keras._ragged_inputs import call_on_ragged
 from torchestimator.keras._sparse_inputs import call_on_sparse
 from torchestimator.keras.engine import shape_inference
-from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
+from torchestimator.keras.engine.call_context import (
+    CONTEXT,
+    WEIGHTS_OFF_HOST,
+    accelerator_of_weights,
+)
 from torchestimator.keras.engine.input_spec import assert_input_compatibility
 from torchestimator.keras.engine.keras_tensor import KerasTensor, is_symbolic
 from torchestimator.keras.engine.layer_utils import (
@@ -188,10 +192,9 @@ class LayerCallMixin:
         moved_kwargs = [k for k, v in kwargs.items() if _on_host(v)]
         if not moved_args and not moved_kwargs:
             return args
-        weight = next(self.parameters(), None)
-        if weight is None or weight.device.type in ("cpu", "meta"):
+        device = accelerator_of_weights(self)
+        if device is None:
             return args
-        device = weight.device
         for key in moved_kwargs:
             kwargs[key] = _moved_with_mask(kwargs[key], device)
         if not moved_args:
@@ -309,7 +312,7 @@ class LayerCallMixin:
 def _on_host(value: Any) -> bool:
     """Whether `value` is a CPU tensor, or a list/tuple of tensors one of which is on the CPU
     (what a top-level call moves to its weights' device)."""
-    if type(value) is torch.Tensor or isinstance(value, torch.Tensor):
+    if isinstance(value, torch.Tensor):
         return value.device.type == "cpu"
     return (isinstance(value, (list, tuple)) and bool(value)
             and all(isinstance(t, torch.Tensor) for t in value)

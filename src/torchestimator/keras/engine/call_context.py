@@ -38,7 +38,13 @@ def nested_call_device() -> torch.device | None:
         return device if device is not None and device.type not in ("cpu", "meta") else None
     if not context.depth or context.outer is None or not WEIGHTS_OFF_HOST[0]:
         return None
-    weight = next(context.outer.parameters(), None)
+    return accelerator_of_weights(context.outer)
+
+
+def accelerator_of_weights(layer: torch.nn.Module) -> torch.device | None:
+    """The device of `layer`'s first weight when that is an accelerator, else None (no weight,
+    or weights on the CPU or meta)."""
+    weight = next(layer.parameters(), None)
     if weight is None or weight.device.type in ("cpu", "meta"):
         return None
     return weight.device

@@ -122,7 +122,7 @@ class Embedding(Layer):
             if error is not None:
                 raise error
             return ids
-        loop.defer_check(("embedding_ids", id(self)), (low, high), _running_range, self._range_verdict)
+        loop.defer_check(("embedding_ids", id(self)), (low, high), loop.running_range, self._range_verdict)
         return ids.clamp(0, self.input_dim - 1)
 
     def _range_verdict(self, low: torch.Tensor, high: torch.Tensor) -> IndexError | None:
@@ -195,8 +195,3 @@ class Embedding(Layer):
             }
         )
         return config
-
-
-def _running_range(old: tuple, new: tuple) -> tuple:
-    """The deferred check's state: the smallest and the largest id seen."""
-    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])
