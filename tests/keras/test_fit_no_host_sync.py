@@ -93,6 +93,27 @@ def test_fit_batches_do_not_read_back(as_dataset):
     assert counter.by_batch[0] > 0 and len(logger.read) == len(range(0, BATCHES, LOG_EVERY))  # it counts
 
 
+def test_fit_with_sparse_labels_does_not_read_back_on_a_deferring_device(monkeypatch):
+    """Sparse class-id labels, whose range check reads back on the CPU at once: on a device that
+    defers its checks (the CPU made to, as CUDA does) the check waits for the loop's read-back."""
+    from torchestimator._engine import loop  # noqa: PLC0415 - lazy: the module under test's switch
+
+    monkeypatch.setattr(loop, "DEFER_CHECKS_ON_CPU", True)
+    x, y = _data()
+    ids = y.argmax(1)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(8,)),
+                                 tf.keras.layers.Dense(3)])
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    model.fit(x, ids, batch_size=16, epochs=1, verbose=0)
+    counter = SyncCounter()
+    with counter:
+        model.fit(x, ids, batch_size=16, epochs=1, verbose=0, callbacks=[EveryNLogger(counter)])
+    allowed = {-1, BATCHES - 1} | set(range(0, BATCHES, LOG_EVERY))
+    quiet = {b: n for b, n in counter.by_batch.items() if b not in allowed}
+    assert not quiet, f"host read-backs in batches that do not log: {quiet}\n{counter.where[min(quiet)]}"
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_fit_on_cuda_raises_no_sync_warning_between_logs(monkeypatch):
     monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "cuda")

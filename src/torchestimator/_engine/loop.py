@@ -167,6 +167,26 @@ def defer_check(key: Hashable, values: tuple, combine: Callable[[tuple, tuple], 
         pending[key] = (combine(entry[0], values), entry[1], entry[2])
 
 
+def check_value_range(values: torch.Tensor, key: Hashable,
+                      verdict: Callable[[torch.Tensor, torch.Tensor], Exception | None]) -> bool:
+    """Checks the smallest and the largest of `values` (ids or labels on a device that defers
+    checks, where a bad one would reach a kernel that asserts on the device) with
+    `verdict(low, high)`, which gets them on the host and returns the exception to raise or None.
+
+    In the training loop the check is deferred (`defer_check` under `key`, a running range) and
+    True is returned: the caller clamps the values into range meanwhile. Outside it the range is
+    read back at once and the exception raised at once; returns False.
+    """
+    low, high = torch.aminmax(values.detach())
+    if in_loop():
+        defer_check(key, (low, high), running_range, verdict)
+        return True
+    error = verdict(low.cpu(), high.cpu())
+    if error is not None:
+        raise error
+    return False
+
+
 def running_range(old: tuple, new: tuple) -> tuple:
     """A `defer_check` combine for a (low, high) state: the smallest and the largest value seen
     (NaN propagates through minimum/maximum, as through aminmax)."""

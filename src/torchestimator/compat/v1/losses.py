@@ -8,7 +8,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine import loop
 from torchestimator._engine.model_fn_context import current_context
+from torchestimator.errors import InvalidArgumentError
 
 
 class Reduction:
@@ -28,6 +30,8 @@ class Reduction:
 
 
 _ALL = frozenset(Reduction.all())
+#: `ignore_index` for torch's cross entropy that no class id equals (torch ignores -100 by default)
+_NO_IGNORED_LABEL = -(2**63)
 
 
 def _scalar_weighted(losses: torch.Tensor, w: float, reduction: str) -> torch.Tensor:
@@ -111,11 +115,35 @@ def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any
             f"labels of shape {tuple(labels.shape)} do not match logits of shape {tuple(logits.shape)} "
             "in sparse_softmax_cross_entropy"
         )
-    if type(weights) in (float, int) and weights == 1 and reduction in (
-            Reduction.SUM_BY_NONZERO_WEIGHTS, Reduction.SUM_OVER_BATCH_SIZE, Reduction.MEAN) \
-            and labels.shape[0] > 0 and logits.dtype == torch.float32:
-        return F.cross_entropy(logits, labels)  # the mean over the batch, in one kernel
-    return compute_weighted_loss(F.cross_entropy(logits, labels, reduction="none"), weights, loss_collection=loss_collection, reduction=reduction)
+    classes = logits.shape[-1]
+    if labels.numel() and loop.defers_checks(labels.device):  # a bad label would assert on the device
+        key = ("sparse_softmax_cross_entropy", classes)
+        if loop.check_value_range(labels, key, lambda low, high: _label_error(low, high, classes)):
+            labels = labels.clamp(0, classes - 1)
+    try:
+        if type(weights) in (float, int) and weights == 1 and reduction in (
+                Reduction.SUM_BY_NONZERO_WEIGHTS, Reduction.SUM_OVER_BATCH_SIZE, Reduction.MEAN) \
+                and labels.shape[0] > 0 and logits.dtype == torch.float32:
+            # the mean over the batch, in one kernel; no label value is ignored (torch's -100 is)
+            return F.cross_entropy(logits, labels, ignore_index=_NO_IGNORED_LABEL)
+        losses = F.cross_entropy(logits, labels, reduction="none", ignore_index=_NO_IGNORED_LABEL)
+    except IndexError:  # the CPU's kernel on a label out of range: TF's error, naming it
+        error = _label_error(*torch.aminmax(labels), classes)
+        if error is None:
+            raise
+        raise error from None
+    return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
+
+
+def _label_error(low: torch.Tensor, high: torch.Tensor, classes: int) -> InvalidArgumentError | None:
+    """TF's error for a class id outside [0, classes), or None when both ends are inside."""
+    bad = int(low) if int(low) < 0 else int(high) if int(high) >= classes else None
+    if bad is None:
+        return None
+    return InvalidArgumentError(
+        None, None, f"sparse_softmax_cross_entropy: received a label value of {bad} which is outside "
+        f"the valid range of [0, {classes}). Labels are class ids; check the labels or the number "
+        "of logits.")
 
 
 def softmax_cross_entropy(onehot_labels: Any, logits: torch.Tensor, weights: Any = 1.0,

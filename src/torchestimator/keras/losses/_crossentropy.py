@@ -16,6 +16,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine import loop
 from torchestimator.keras.backend._state import epsilon
 from torchestimator.keras.engine import one_hot_labels
 from torchestimator.keras.losses._utils import (
@@ -250,6 +251,36 @@ def categorical_focal_crossentropy(
     return torch.sum(focal, dim=axis)
 
 
+def _label_range_error(bad: float, num_classes: int) -> ValueError:
+    return ValueError(
+        f"sparse_categorical_crossentropy: received a label value of {bad}, outside the valid "
+        f"range [0, {num_classes}) for predictions with {num_classes} classes."
+    )
+
+
+def _labels_checked_on_accelerator(given: torch.Tensor, target: torch.Tensor, num_classes: int,
+                                   ignore_class: int | None) -> torch.Tensor:
+    """The labels' range check where an out-of-range label would be a device-side assert (CUDA)
+    instead of the CPU's error: deferred in the training loop, the labels clamped meanwhile (an
+    `ignore_class` label kept), read back at once outside it (`loop.check_value_range`).
+    Returns the class ids to give the kernel."""
+    checked = given if ignore_class is None else torch.where(given == ignore_class, 0, given)
+
+    def verdict(low: torch.Tensor, high: torch.Tensor) -> ValueError | None:
+        low, high = low.item(), high.item()
+        if math.isnan(low) or low < 0:
+            return _label_range_error(low, num_classes)
+        if math.isnan(high) or high >= num_classes:
+            return _label_range_error(high, num_classes)
+        return None
+
+    key = ("sparse_categorical_crossentropy", num_classes, ignore_class, checked.dtype)
+    if not loop.check_value_range(checked, key, verdict):
+        return target
+    clamped = target.clamp(0, num_classes - 1)
+    return clamped if ignore_class is None else torch.where(target == ignore_class, target, clamped)
+
+
 def sparse_categorical_crossentropy(
     y_true: Any,
     y_pred: Any,
@@ -292,16 +323,15 @@ def sparse_categorical_crossentropy(
     given = target.reshape(-1)
     target = given.long()
     flat = output.reshape(-1, num_classes)
-    if target.device.type == "cpu" and target.numel():
+    if target.numel() and not loop.defers_checks(target.device):
         invalid = (target < 0) | (target >= num_classes)
         if ignore_class is not None:
             invalid &= target != ignore_class
         if bool(invalid.any()):
-            bad = given[invalid][0].item()  # the label as given (a NaN is `nan`, not int64 min)
-            raise ValueError(
-                f"sparse_categorical_crossentropy: received a label value of {bad}, outside the "
-                f"valid range [0, {num_classes}) for predictions with {num_classes} classes."
-            )
+            # the label as given (a NaN is `nan`, not int64 min)
+            raise _label_range_error(given[invalid][0].item(), num_classes)
+    elif target.numel():
+        target = _labels_checked_on_accelerator(given, target, num_classes, ignore_class)
     ignore_index = -100 if ignore_class is None else int(ignore_class)
     res = F.cross_entropy(flat, target, reduction="none", ignore_index=ignore_index)
     res = res.reshape(lead_shape)

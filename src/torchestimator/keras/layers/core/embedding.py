@@ -116,14 +116,9 @@ class Embedding(Layer):
         instead of an IndexError: in the training loop it is deferred (`loop.defer_check`, read
         back with the loop's other checks) and the ids are clamped meanwhile; outside it the
         range is read back at once. Raises the IndexError the CPU raises."""
-        low, high = torch.aminmax(ids.detach())
-        if not loop.in_loop():
-            error = self._range_verdict(low.cpu(), high.cpu())
-            if error is not None:
-                raise error
-            return ids
-        loop.defer_check(("embedding_ids", id(self)), (low, high), loop.running_range, self._range_verdict)
-        return ids.clamp(0, self.input_dim - 1)
+        if loop.check_value_range(ids, ("embedding_ids", id(self)), self._range_verdict):
+            return ids.clamp(0, self.input_dim - 1)
+        return ids
 
     def _range_verdict(self, low: torch.Tensor, high: torch.Tensor) -> IndexError | None:
         if int(low) < 0:
