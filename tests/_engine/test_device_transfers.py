@@ -171,3 +171,16 @@ def test_tf_device_around_fit_chooses_the_keras_device(monkeypatch):
         history = model.fit(np.ones((8, 3), np.float32), np.zeros((8, 2), np.float32), verbose=0)
     assert np.isfinite(history.history["loss"][0])
     assert all(w.device.type == "cpu" for w in model.parameters())
+
+
+def test_the_default_cuda_device_has_this_process_s_index(monkeypatch):
+    """`cuda` names the current GPU; the default device carries its index, so that it compares
+    equal to the devices of tensors made on it (a process of a distributed run has its own)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "cuda")
+    assert loop.default_device() == torch.device("cuda", 1)
+    monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "cuda:0")
+    assert loop.default_device() == torch.device("cuda", 0)
+    monkeypatch.delenv("TORCHESTIMATOR_DEVICE")
+    assert loop.default_device() == torch.device("cuda", 1)

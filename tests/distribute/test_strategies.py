@@ -302,3 +302,33 @@ def test_multi_worker_strategy_has_a_tf_config_resolver_as_tfs(monkeypatch):
     monkeypatch.setenv("MASTER_PORT", str(free_port()))
     resolver = tf.distribute.MultiWorkerMirroredStrategy().cluster_resolver
     assert (resolver.task_type, resolver.task_id) == ("chief", 0)
+
+
+# -- NCCL groups (issue 28) ---------------------------------------------------------------------
+
+
+def test_an_nccl_group_also_gets_gloo_for_host_tensors():
+    """The run reduces host tensors too (the end-of-data vote, summed counts, gathered sizes),
+    which NCCL alone refuses ('No backend type associated with device type cpu')."""
+    from torchestimator.distribute._cluster import group_backend  # noqa: PLC0415 - lazy: one test's helper
+
+    assert group_backend("nccl") == "cpu:gloo,cuda:nccl"
+    assert group_backend("gloo") == "gloo"
+
+
+@pytest.mark.skipif(not (torch.cuda.is_available() and torch.distributed.is_nccl_available()),
+                    reason="needs CUDA and NCCL")
+def test_an_nccl_group_reduces_host_and_device_tensors(tmp_path):
+    import torch.distributed as dist  # noqa: PLC0415 - lazy: CUDA-only test
+
+    from torchestimator.distribute._cluster import group_backend  # noqa: PLC0415 - lazy: as above
+
+    dist.init_process_group(group_backend("nccl"), init_method=f"file://{tmp_path / 'store'}",
+                            rank=0, world_size=1)
+    try:
+        host, device = torch.ones(2), torch.ones(2, device="cuda")
+        dist.all_reduce(host)
+        dist.all_reduce(device)
+        assert host.tolist() == device.tolist() == [1.0, 1.0]
+    finally:
+        dist.destroy_process_group()

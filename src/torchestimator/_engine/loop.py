@@ -50,8 +50,16 @@ def default_device() -> torch.device:
         device = torch.device(name)
         if device.type == "lazy" and not _LAZY_READY:
             _ready_lazy_backend()
-        return device
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return _indexed(device)
+    return _indexed(torch.device("cuda")) if torch.cuda.is_available() else torch.device("cpu")
+
+
+def _indexed(device: torch.device) -> torch.device:
+    """`cuda` as `cuda:<this process's current GPU>`, so that the device compares equal to the
+    devices of the tensors made on it (torch gives them an index); other devices as they are."""
+    if device.type == "cuda" and device.index is None and torch.cuda.is_available():
+        return torch.device("cuda", torch.cuda.current_device())
+    return device
 
 
 _LAZY_READY: list[bool] = []
@@ -74,6 +82,12 @@ def op_device() -> torch.device | None:
         device = default_device()
         _OP_DEVICES[name] = None if device.type in ("cpu", "meta") else device
         return _OP_DEVICES[name]
+
+
+def forget_op_device() -> None:
+    """Forgets where `op_device` put tensors, after this process's current GPU changed (a
+    distributed run sets each process's own GPU when it joins its group)."""
+    _OP_DEVICES.clear()
 
 
 def _ready_lazy_backend() -> None:

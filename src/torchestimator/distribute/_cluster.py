@@ -29,6 +29,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from torchestimator._engine import loop
 from torchestimator.train._cluster_spec import ClusterSpec
 
 _log = logging.getLogger("torchestimator")
@@ -242,11 +243,19 @@ def init_process_group(position: ClusterPosition, backend: str,
     if agent_store:  # torchrun's store outlives a restart: each attempt gets its own keys (as env://)
         store = dist.PrefixStore(f"/worker/attempt_{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
     timeout = datetime.timedelta(seconds=collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT_SECS)
-    dist.init_process_group(backend, store=store, rank=position.rank, world_size=position.world_size,
-                            timeout=timeout)
-    if backend == "nccl":
+    if backend == "nccl":  # this process's GPU first: the group, and every default, use it
         torch.cuda.set_device(position.local_rank)
+        loop.forget_op_device()
+    dist.init_process_group(group_backend(backend), store=store, rank=position.rank,
+                            world_size=position.world_size, timeout=timeout)
     atexit.register(_leave_process_group)
+
+
+def group_backend(backend: str) -> str:
+    """The `init_process_group` backend for `backend`: NCCL serves CUDA tensors only, so an NCCL
+    group also gets gloo for the host tensors the run reduces (the end-of-data vote, summed
+    counts, gathered sizes): 'cpu:gloo,cuda:nccl'. Gloo serves both devices itself."""
+    return "cpu:gloo,cuda:nccl" if backend == "nccl" else backend
 
 
 def _leave_process_group() -> None:
