@@ -207,8 +207,10 @@ def rendezvous_timeout() -> float:
 
 
 def init_process_group(position: ClusterPosition, backend: str,
-                       collective_timeout: float | None = None) -> None:
+                       collective_timeout: float | None = None, gpu: torch.device | None = None) -> None:
     """Joins (or creates, on the chief) the default process group of `position`'s cluster.
+
+    With NCCL the process first makes its GPU current: `gpu`, else the one of its local rank.
 
     Nothing to do for one process, or when a group already exists (its size must match).
     Raises RendezvousError naming the address when the tasks do not meet within the
@@ -244,7 +246,7 @@ def init_process_group(position: ClusterPosition, backend: str,
         store = dist.PrefixStore(f"/worker/attempt_{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
     timeout = datetime.timedelta(seconds=collective_timeout or DEFAULT_COLLECTIVE_TIMEOUT_SECS)
     if backend == "nccl":  # this process's GPU first: the group, and every default, use it
-        torch.cuda.set_device(position.local_rank)
+        torch.cuda.set_device(gpu if gpu is not None else position.local_rank)
         loop.forget_op_device()
     dist.init_process_group(group_backend(backend), store=store, rank=position.rank,
                             world_size=position.world_size, timeout=timeout)

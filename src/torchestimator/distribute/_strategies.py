@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine import loop
 from torchestimator.distribute._cluster import (
     ClusterPosition,
     current_position,
@@ -65,7 +66,8 @@ def _leave_if_ps(position: ClusterPosition) -> None:
 def _join(position: ClusterPosition, options: CommunicationOptions | None, device: torch.device) -> str:
     options = options or CommunicationOptions()
     backend = pick_backend(options.implementation.value, device.type)
-    init_process_group(position, backend, options.timeout_seconds)
+    gpu = device if device.type == "cuda" and device.index is not None else None
+    init_process_group(position, backend, options.timeout_seconds, gpu)
     return backend
 
 
@@ -180,9 +182,10 @@ class MirroredStrategy(Strategy):
         backend = None
         if position.world_size > 1:
             kind = backend_device_type(replicas) if self._devices else device.type
-            backend = _join(position, None, torch.device(kind))
-            if device.type == "cuda" and device.index is not None:
+            backend = _join(position, None, device if device.type == kind else torch.device(kind))
+            if device.type == "cuda" and device.index is not None:  # also in a group made before
                 torch.cuda.set_device(device)
+                loop.forget_op_device()
         super().__init__(position, device, backend)
 
 
