@@ -48,6 +48,61 @@ def test_each_tensor_is_copied_once_and_host_features_stay():
     assert not [c for c in recorder.calls if c[0] == "pin_memory"]  # pinning only for CUDA
 
 
+def _packed_batch(with_host_key=False):
+    """A batch of `tf.data`: 12 float columns that it keeps packed in one [batch, 12] matrix (in
+    the order of their sorted names), a string column and the labels."""
+    x = np.random.default_rng(0).normal(size=(64, 12)).astype(np.float32)
+    columns = {f"f{i}": x[:, i] for i in range(12)}
+    columns["word"] = np.array([b"a", b"b"] * 32, dtype=object)
+    dataset = tf.data.Dataset.from_tensor_slices((columns, np.arange(64))).batch(16)
+    batches = loop.iter_on_host(dataset)
+    next(batches)
+    return next(batches)  # rows 16-31: a block inside the matrix, not its start
+
+
+def test_a_packed_block_of_numeric_features_crosses_in_one_copy():
+    features, labels = _packed_batch()
+    recorder = Recorder()
+    with recorder:
+        moved, _ = next(loop.moved_batches([(features, labels)], META, lambda: frozenset({"word"})))
+    assert [c[0] for c in recorder.calls] == ["to", "to"]  # the matrix and the labels
+    assert all(moved[f"f{i}"].device == META and moved[f"f{i}"].shape == (16,) for i in range(12))
+    keys = sorted(f"f{i}" for i in range(12))
+    assert [moved[k].stride() for k in keys] == [(12,)] * 12  # columns of one device matrix
+
+
+def test_a_packed_block_lands_with_its_values(monkeypatch):
+    from _harness import device_leaks  # noqa: PLC0415 - lazy: the stand-in device's harness
+
+    if not device_leaks.available():
+        pytest.skip("torch's lazy backend is not in this build")
+    features, labels = _packed_batch()
+    moved = loop.to_device(features, device_leaks.leak_device())
+    for i in range(12):
+        assert moved[f"f{i}"].device.type == "lazy"
+        assert torch.equal(moved[f"f{i}"].cpu(), features[f"f{i}"]), f"f{i}"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_packed_block_on_cuda_is_one_matrix_for_the_feature_columns():
+    from torchestimator.data.columns import packed_matrix  # noqa: PLC0415 - lazy: CUDA-only test
+
+    features, _ = _packed_batch()
+    moved = loop.to_device(features, torch.device("cuda"))
+    keys = sorted(f"f{i}" for i in range(12))
+    matrix = packed_matrix([moved[k] for k in keys])
+    assert matrix is not None and matrix.device.type == "cuda"
+    assert torch.equal(matrix.cpu(), torch.stack([features[k] for k in keys], 1))
+
+
+def test_a_partial_packed_block_moves_column_by_column():
+    features, labels = _packed_batch()
+    recorder = Recorder()
+    with recorder:
+        loop.to_device(features, META, host_keys=frozenset({"f3"}))
+    assert [c[0] for c in recorder.calls] == ["to"] * 11
+
+
 def test_to_device_on_the_cpu_copies_and_pins_nothing():
     recorder = Recorder()
     batch = _batch()

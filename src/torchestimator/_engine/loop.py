@@ -119,13 +119,41 @@ def to_device(value: Any, device: torch.device, non_blocking: bool = True,
             return value
         return to_device(torch.from_numpy(np.ascontiguousarray(value)), device, non_blocking)
     if isinstance(value, dict):
-        return {k: v if k in host_keys else to_device(v, device, non_blocking, host_keys)
-                for k, v in value.items()}
+        moved = _packed_columns_moved(value, device, non_blocking, host_keys) if device.type != "cpu" else {}
+        return {k: moved[k] if k in moved else v if k in host_keys
+                else to_device(v, device, non_blocking, host_keys) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(to_device(v, device, non_blocking, host_keys) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(to_device(v, device, non_blocking, host_keys) for v in value)
     return value
+
+
+def _packed_columns_moved(features: dict, device: torch.device, non_blocking: bool,
+                          host_keys: frozenset) -> dict:
+    """The entries of `features` that are all the columns of one host matrix (`tf.data` keeps 1-D
+    numeric features of one dtype packed in a [batch, k] matrix and hands out its column views),
+    moved as that matrix in one copy: {key: the device matrix's column}. The device columns are
+    again the column views of one matrix, which the feature columns take without stacking."""
+    groups: dict[tuple, dict[int, str]] = {}
+    for key, value in features.items():
+        if (type(value) is torch.Tensor and value.ndim == 1 and key not in host_keys
+                and value.device.type == "cpu" and value.stride()[0] > 1 and not value.requires_grad):
+            width = value.stride()[0]
+            offset = value.storage_offset()
+            matrix = (value.untyped_storage().data_ptr(), width, offset // width, value.shape[0], value.dtype)
+            groups.setdefault(matrix, {})[offset % width] = key
+    moved: dict[str, torch.Tensor] = {}
+    for (_, width, row, rows, _), columns in groups.items():
+        if len(columns) != width:  # not every column is here: each moves on its own
+            continue
+        first = features[columns[0]]
+        if (row * width + rows * width) * first.element_size() > first.untyped_storage().nbytes():
+            continue
+        matrix = to_device(first.as_strided((rows, width), (width, 1), row * width), device, non_blocking)
+        for j, key in columns.items():
+            moved[key] = matrix[:, j]
+    return moved
 
 
 def iter_on_host(source: Iterable) -> Iterator:
@@ -143,8 +171,7 @@ def moved_batches(batches: Iterable, device: torch.device, host_keys: Callable[[
     for batch in batches:
         keys = host_keys()
         if keys and isinstance(batch, tuple) and len(batch) == 2 and isinstance(batch[0], dict):
-            features = {k: v if k in keys else to_device(v, device) for k, v in batch[0].items()}
-            yield features, to_device(batch[1], device)
+            yield to_device(batch[0], device, host_keys=keys), to_device(batch[1], device)
         elif keys and isinstance(batch, dict):
             yield to_device(batch, device, host_keys=keys)
         else:
