@@ -256,3 +256,20 @@ def test_numpy_given_to_a_layer_built_inside_another_layers_call_meets_its_weigh
 
     with on_leak_device() as device:
         assert Outer()(torch.ones(1, 1)).device.type == device.type
+
+
+@pytest.mark.parametrize("on_device", ["x", "y"])
+def test_fit_on_arrays_some_on_the_device_and_some_on_the_host(on_device):
+    """TF's denoising-autoencoder tutorial: `x` made with `tf.random.normal` (on the device), `y`
+    the numpy array; or one-hot labels made with `tf.one_hot` next to numpy features. The
+    arrays go to one place (the host, as TF's input pipeline copies them) before a shuffle
+    indexes them."""
+    with on_leak_device() as device:
+        tf.keras.utils.set_random_seed(0)
+        x = tf.constant(_X) if on_device == "x" else _X
+        y = tf.constant(_Y) if on_device == "y" else _Y
+        assert (x if on_device == "x" else y).device.type == device.type
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        model.compile("adam", "mse")
+        history = model.fit(x, y, batch_size=8, epochs=2, shuffle=True, verbose=0, validation_data=(x, y))
+        assert np.isfinite(history.history["val_loss"]).all()

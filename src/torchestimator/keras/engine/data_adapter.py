@@ -175,6 +175,7 @@ class ArrayData:
         self.sample_weight = nest.map_structure(
             lambda v: _to_array(v, "sample_weight"), _normalize(sample_weight)
         )
+        self._one_place()
         self.num_samples = _leaves_length((self.x, self.y, self.sample_weight))
         self.batch_size = batch_size
         self.shuffle = shuffle
@@ -183,8 +184,19 @@ class ArrayData:
         # yielded, for the crossentropy and accuracy to ask for (`one_hot_labels`)
         self.class_ids = one_hot_labels.class_ids_of(self.y)
         # arrays given on an accelerator (torch tensors already there) are indexed there
-        first = next((t for t in nest.flatten(self.x) if isinstance(t, torch.Tensor)), None)
+        first = next((t for t in nest.flatten((self.x, self.y)) if isinstance(t, torch.Tensor)), None)
         self._arrays_on = first.device if first is not None and first.device.type != "cpu" else None
+
+    def _one_place(self) -> None:
+        """Puts the arrays on one device, so that a batch indexes them all with one index: when
+        some are on an accelerator and others on the host (`x` made with `tf.random.normal` on
+        the GPU, `y` a numpy array), those on the accelerator are copied to the host, as TF's
+        input pipeline copies them; each batch then crosses to the device once a step."""
+        arrays = (self.x, self.y, self.sample_weight)
+        devices = {t.device for t in nest.flatten(arrays) if type(t) is torch.Tensor}
+        if len(devices) > 1:
+            self.x, self.y, self.sample_weight = nest.map_structure(
+                lambda t: t.cpu() if type(t) is torch.Tensor else t, arrays)
 
     def split(self, validation_split: float) -> ArrayData:
         """Moves the last `validation_split` of the samples into a new ArrayData (Keras' rule)."""
