@@ -142,3 +142,40 @@ def test_one_hot_of_python_ids_and_to_dense_of_device_values():
         mapped = tf.data.Dataset.range(2).map(
             lambda i: tf.sparse.to_dense(tf.SparseTensor([[0]], [1.0], [2])))
         assert all(e.device.type == "cpu" for e in loop.iter_on_host(mapped))
+
+
+def _host(values, dtype=None):
+    """A tensor on the host, as a TF op on numpy inputs gives one here (`tf.argmax(np_array)`)."""
+    return torch.as_tensor(np.asarray(values, dtype=dtype))
+
+
+MIXED = {  # TF copies an op's inputs to its device: a host tensor next to a device one goes there
+    "add": lambda d: tf.add(_host([1.0, 2.0]), d([3.0, 4.0])),
+    "clip_by_value": lambda d: tf.clip_by_value(d([1.0, 5.0]), _host([2.0, 2.0]), _host([4.0, 4.0])),
+    "matmul": lambda d: tf.matmul(_host(np.eye(2, dtype=np.float32)), d(np.ones((2, 3), np.float32))),
+    "matvec": lambda d: tf.linalg.matvec(d(np.eye(2, dtype=np.float32)), _host([1.0, 2.0], np.float32)),
+    "sigmoid_cross_entropy": lambda d: tf.nn.sigmoid_cross_entropy_with_logits(_host([1.0, 0.0]), d([0.5, -0.5])),
+    "confusion_matrix": lambda d: tf.math.confusion_matrix(d([0, 2, 1]), _host([0, 1, 1]), num_classes=3),
+    "confusion_matrix_numpy": lambda d: tf.math.confusion_matrix(np.array([0, 2, 1]), d([0, 1, 1])),
+    "in_top_k": lambda d: tf.math.in_top_k(np.array([0, 1]), d(np.eye(2, 3, dtype=np.float32)), 1),
+    "segment_mean": lambda d: tf.math.segment_mean(_host([1.0, 2.0, 3.0]), d([0, 0, 1])),
+    "unsorted_segment_sum": lambda d: tf.math.unsorted_segment_sum(d([1.0, 2.0, 3.0]), _host([0, 0, 1]), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED))
+def test_an_op_given_host_and_device_tensors_runs_on_the_device(name):
+    with on_leak_device() as device:
+        result = MIXED[name](lambda values: torch.as_tensor(np.asarray(values)).to(device))
+        assert result.device.type == device.type
+        expected = MIXED[name](lambda values: torch.as_tensor(np.asarray(values)))  # all on the host
+    assert torch.equal(result.cpu(), expected)
+
+
+def test_a_host_scalar_next_to_a_device_tensor_stays_on_the_host():
+    with on_leak_device() as device:
+        scalar = torch.tensor(2.0)
+        values = torch.ones(3).to(device)
+        x, y = tf.math.multiply(values, scalar), tf.math.maximum(scalar, values)
+        assert x.device.type == y.device.type == device.type
+        assert scalar.device.type == "cpu"

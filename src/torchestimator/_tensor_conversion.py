@@ -192,6 +192,20 @@ def _hint_fits(value: Any, hint: torch.dtype) -> builtins.bool:
     return False
 
 
+def pair_on_one_device(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Two tensors an op combines, on one device: a host tensor next to one on an accelerator is
+    copied there (TF copies an op's inputs to the op's device), except a 0-dim host tensor,
+    which torch takes alongside any device as it is."""
+    dx, dy = x.device, y.device
+    if dx == dy:
+        return x, y
+    if dx.type == "cpu":
+        return (x, y) if x.dim() == 0 else (x.to(dy), y)
+    if dy.type == "cpu":
+        return (x, y) if y.dim() == 0 else (x, y.to(dx))
+    return x, y.to(dx)
+
+
 def on_one_device(tensors: list[Any]) -> list[Any]:
     """The tensors on one device: the accelerator one of them is on (TF copies an op's inputs to
     the op's device; a Python list or a host constant next to a GPU tensor goes there)."""

@@ -39,6 +39,7 @@ from torchestimator._tensor_conversion import (  # noqa: F401 - re-exported (mov
     as_tensor,
     convert_to_tensor,
     on_one_device,
+    pair_on_one_device,
     text_or_bytes,
 )
 from torchestimator.errors import InvalidArgumentError
@@ -130,7 +131,7 @@ def binary_operands(x: Any, y: Any, op: str) -> tuple[Any, Any]:
         if isinstance(y, Tensor):
             if x.dtype is not y.dtype:
                 _dtype_mismatch(op, x.dtype, y.dtype)
-            return x, y
+            return pair_on_one_device(x, y)
         return x, _operand_like(y, x, op)
     if isinstance(y, Tensor):
         return _operand_like(x, y, op), y

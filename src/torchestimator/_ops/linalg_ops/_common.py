@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._ops.convert import binary_operands, convert_to_tensor, dtype_name
+from torchestimator._ops.convert import (
+    binary_operands,
+    convert_to_tensor,
+    dtype_name,
+    pair_on_one_device,
+)
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
@@ -68,7 +73,7 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
                 f"{op}: the operands have different dtypes, {dtype_name(a.dtype)} and "
                 f"{dtype_name(b.dtype)}. TensorFlow does not promote dtypes; tf.cast one of them.",
             )
-        return a, b
+        return pair_on_one_device(a, b)
     a, b = binary_operands(a, b, op)
     if not isinstance(a, Tensor):
         a = torch.tensor(a, dtype=b.dtype, device=b.device)

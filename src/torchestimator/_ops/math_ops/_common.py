@@ -115,7 +115,9 @@ def _binary(torch_fn: Callable, op: str, allowed: frozenset, scalar_ok: builtins
                     try:
                         return torch_fn(x, y)
                     except RuntimeError as e:
-                        _raise_binary(op, x, y, e)
+                        if x.device == y.device:
+                            _raise_binary(op, x, y, e)
+                    return slow(x, y)  # a host tensor next to a device one: TF copies it there
             elif scalar_ok and dtype in allowed and (
                 y.__class__ is int or (y.__class__ is float and dtype in _FLOAT_COMPLEX)
             ):  # a Python number takes the tensor's dtype

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._ops.convert import dtype_name
+from torchestimator._ops.convert import dtype_name, pair_on_one_device
 from torchestimator._ops.math_ops._common import _BOOL, _FLOATS, _NUMERIC, _REAL, Tensor, _tensor
 from torchestimator.errors import InvalidArgumentError
 
@@ -226,6 +226,7 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) ->
     """
     preds = _tensor(predictions, "in_top_k", frozenset({torch.float32}))
     tgts = _tensor(targets, "in_top_k", frozenset({torch.int32, torch.int64}))
+    preds, tgts = pair_on_one_device(preds, tgts)
     if preds.dim() != 2 or tgts.dim() != 1 or tgts.shape[0] != preds.shape[0]:
         raise InvalidArgumentError(
             None, None, "in_top_k: predictions must be 2-D and targets 1-D with one target per "

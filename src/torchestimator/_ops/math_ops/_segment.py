@@ -9,7 +9,12 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._ops.convert import convert_to_tensor, dtype_name, shapes_error
+from torchestimator._ops.convert import (
+    convert_to_tensor,
+    dtype_name,
+    pair_on_one_device,
+    shapes_error,
+)
 from torchestimator._ops.math_ops._arithmetic import _TRUEDIV_FLOAT
 from torchestimator._ops.math_ops._common import (
     _FLOAT_COMPLEX,
@@ -40,8 +45,7 @@ def _segment_ids(segment_ids: Any, op: str) -> Tensor:
 
 def _sorted_segments(data: Any, segment_ids: Any, op: str,
                      allowed: frozenset = _NUMERIC) -> tuple[Tensor, Tensor, int]:
-    x = _tensor(data, op, allowed)
-    ids = _segment_ids(segment_ids, op)
+    x, ids = pair_on_one_device(_tensor(data, op, allowed), _segment_ids(segment_ids, op))
     if ids.dim() != 1 or x.dim() == 0 or ids.shape[0] != x.shape[0]:
         raise InvalidArgumentError(
             None, None, f"{op}: segment_ids should be the same size as dimension 0 of input; got "
@@ -63,8 +67,7 @@ def _sorted_segments(data: Any, segment_ids: Any, op: str,
 def _unsorted_segments(data: Any, segment_ids: Any, num_segments: Any, op: str,
                        allowed: frozenset = _NUMERIC) -> tuple[Tensor, Tensor, int]:
     """Flattened data [N, ...], ids in [0, n] (negatives mapped to the dropped bin n), n."""
-    x = _tensor(data, op, allowed)
-    ids = _segment_ids(segment_ids, op)
+    x, ids = pair_on_one_device(_tensor(data, op, allowed), _segment_ids(segment_ids, op))
     n = int(num_segments.item() if isinstance(num_segments, Tensor) else num_segments)
     if n < 0:
         raise InvalidArgumentError(None, None, f"{op}: num_segments must be >= 0, got {n}")
@@ -290,7 +293,7 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
         pred = pred.squeeze(-1)
     if lab.shape != pred.shape:
         raise shapes_error("confusion_matrix", lab.shape, pred.shape, "(labels and predictions)")
-    lab, pred = lab.reshape(-1).long(), pred.reshape(-1).long()
+    lab, pred = pair_on_one_device(lab.reshape(-1).long(), pred.reshape(-1).long())
     for values, what in ((lab, "labels"), (pred, "predictions")):
         if values.numel() and builtins.bool((values < 0).any()):
             raise InvalidArgumentError(None, None, f"`{what}` contains negative values")
@@ -310,6 +313,6 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
         w = weights if isinstance(weights, Tensor) else convert_to_tensor(weights)
         if w.numel() != lab.numel():
             raise shapes_error("confusion_matrix", lab.shape, w.shape, "(labels and weights)")
-        contrib = w.reshape(-1).to(out_dtype)
+        contrib = w.reshape(-1).to(device=lab.device, dtype=out_dtype)
     matrix = torch.zeros(n * n, dtype=out_dtype, device=lab.device)
     return matrix.index_add(0, lab * n + pred, contrib).view(n, n)
