@@ -233,9 +233,12 @@ def test_the_default_cuda_device_has_this_process_s_index(monkeypatch):
     equal to the devices of tensors made on it (a process of a distributed run has its own)."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
     monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "cuda")
     assert loop.default_device() == torch.device("cuda", 1)
     monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "cuda:0")
     assert loop.default_device() == torch.device("cuda", 0)
     monkeypatch.delenv("TORCHESTIMATOR_DEVICE")
     assert loop.default_device() == torch.device("cuda", 1)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)  # not asked: it would initialise
+    assert loop.default_device() == torch.device("cuda", 0)

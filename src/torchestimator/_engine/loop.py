@@ -56,9 +56,11 @@ def default_device() -> torch.device:
 
 def _indexed(device: torch.device) -> torch.device:
     """`cuda` as `cuda:<this process's current GPU>`, so that the device compares equal to the
-    devices of the tensors made on it (torch gives them an index); other devices as they are."""
+    devices of the tensors made on it (torch gives them an index); other devices as they are.
+    Before CUDA is initialised the current GPU is the first: asking would initialise it (which a
+    worker process forked from a CUDA process must not do)."""
     if device.type == "cuda" and device.index is None and torch.cuda.is_available():
-        return torch.device("cuda", torch.cuda.current_device())
+        return torch.device("cuda", torch.cuda.current_device() if torch.cuda.is_initialized() else 0)
     return device
 
 
