@@ -332,3 +332,17 @@ def test_an_nccl_group_reduces_host_and_device_tensors(tmp_path):
         assert host.tolist() == device.tolist() == [1.0, 1.0]
     finally:
         dist.destroy_process_group()
+
+
+def test_processes_sharing_a_gpu_are_noticed(monkeypatch):
+    """NCCL takes one GPU a process: more local processes than GPUs reduce over gloo instead."""
+    from torchestimator.distribute._cluster import shares_a_gpu  # noqa: PLC0415 - lazy: one test's helper
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    assert shares_a_gpu()
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
+    assert not shares_a_gpu()
+    monkeypatch.delenv("LOCAL_WORLD_SIZE")
+    assert not shares_a_gpu()

@@ -5,11 +5,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from _distlib import check_ok, free_port, launch, load, torchrun_envs
 
 
 def test_cross_replica_operations_and_custom_loop(tmp_path):
     check_ok(launch(["custom_loop", str(tmp_path / "unused"), str(tmp_path)], torchrun_envs(2, free_port())))
+    _check_custom_loop_results(tmp_path)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_two_processes_sharing_one_gpu_reduce_over_gloo(tmp_path):
+    """Issue 28: torchrun's two processes on a machine with fewer GPUs than that: NCCL takes one
+    GPU a process, so the strategy reduces their CUDA tensors over gloo."""
+    envs = [{**env, "TORCHESTIMATOR_DEVICE": "cuda", "LOCAL_WORLD_SIZE": "2", "CUDA_VISIBLE_DEVICES": "0"}
+            for env in torchrun_envs(2, free_port())]
+    check_ok(launch(["custom_loop", str(tmp_path / "unused"), str(tmp_path)], envs))
+    _check_custom_loop_results(tmp_path)
+
+
+def _check_custom_loop_results(tmp_path):
     (r0, w0), (r1, w1) = load(tmp_path, 0), load(tmp_path, 1)
     for r in (r0, r1):
         assert (r["replicas"], r["sum"], r["mean"]) == (2, 3.0, 1.5)

@@ -269,6 +269,13 @@ def _leave_process_group() -> None:
             pass
 
 
+def shares_a_gpu() -> bool:
+    """Whether more training processes run on this machine (torchrun's `LOCAL_WORLD_SIZE`) than
+    it has GPUs: NCCL refuses two ranks on one GPU."""
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
+    return torch.cuda.is_available() and local > torch.cuda.device_count()
+
+
 def pick_backend(implementation: str, device_type: str) -> str:
     """The torch.distributed backend of a `CommunicationImplementation` value ('AUTO', 'RING',
     'NCCL') on `device_type`: NCCL for CUDA (AUTO, NCCL), gloo otherwise."""

@@ -158,6 +158,8 @@ def all_gather(tensor: torch.Tensor, axis: int = 0) -> torch.Tensor:
     n = world_size()
     if n <= 1:
         return tensor
+    if tensor.device.type != "cpu" and dist.get_backend() == "gloo":  # gloo gathers host tensors only
+        return all_gather(tensor.cpu(), axis).to(tensor.device)
     sizes = [torch.zeros(1, dtype=torch.int64) for _ in range(n)]
     dist.all_gather(sizes, torch.tensor([tensor.shape[axis]], dtype=torch.int64))
     longest = int(max(int(s) for s in sizes))

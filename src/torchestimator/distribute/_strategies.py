@@ -36,6 +36,7 @@ from torchestimator.distribute._cluster import (
     current_position,
     init_process_group,
     pick_backend,
+    shares_a_gpu,
 )
 from torchestimator.distribute._communication import (
     CommunicationImplementation,
@@ -66,6 +67,11 @@ def _leave_if_ps(position: ClusterPosition) -> None:
 def _join(position: ClusterPosition, options: CommunicationOptions | None, device: torch.device) -> str:
     options = options or CommunicationOptions()
     backend = pick_backend(options.implementation.value, device.type)
+    if backend == "nccl" and options.implementation.value == "AUTO" and shares_a_gpu():
+        _log.warning("%s processes on this machine share its %d GPU(s); NCCL takes one GPU a process, "
+                     "so the replicas reduce over gloo (CUDA tensors) instead.",
+                     os.environ.get("LOCAL_WORLD_SIZE"), torch.cuda.device_count())
+        backend = "gloo"
     gpu = device if device.type == "cuda" and device.index is not None else None
     init_process_group(position, backend, options.timeout_seconds, gpu)
     return backend
