@@ -10,6 +10,8 @@ and the lazy backend can move them back in place only by swapping tensors, which
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -273,3 +275,24 @@ def test_fit_on_arrays_some_on_the_device_and_some_on_the_host(on_device):
         model.compile("adam", "mse")
         history = model.fit(x, y, batch_size=8, epochs=2, shuffle=True, verbose=0, validation_data=(x, y))
         assert np.isfinite(history.history["val_loss"]).all()
+
+
+@pytest.mark.parametrize("op", ["scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_min",
+                                "scatter_max", "scatter_update", "scatter_nd_add", "scatter_nd_update",
+                                "batch_scatter_update"])
+def test_tf1_scatters_into_a_variable_on_the_device_take_numpy_indices_and_updates(op):
+    v1 = tf.compat.v1
+    expected = {}
+    for where in ("host", "device"):
+        with on_leak_device() if where == "device" else contextlib.nullcontext() as device:
+            var = tf.Variable(np.arange(1.0, 7.0, dtype=np.float32).reshape(3, 2))
+            if where == "device":
+                assert var.device.type == device.type
+            if op.startswith("scatter_nd"):
+                getattr(v1, op)(var, np.array([[0], [2]]), np.ones((2, 2), np.float32))
+            elif op == "batch_scatter_update":
+                v1.batch_scatter_update(var, np.array([[1], [0], [1]]), np.full((3, 1), 9.0, np.float32))
+            else:
+                getattr(v1, op)(var, np.array([0, 2]), np.full((2, 2), 2.0, np.float32))
+            expected[where] = var.numpy()
+    np.testing.assert_allclose(expected["device"], expected["host"])

@@ -42,14 +42,14 @@ def _index_reduce(value: Tensor, idx: Tensor, upd: Tensor, reduce: str) -> None:
 def _scatter(op: str, kind: str, ref: Any, indices: Any, updates: Any) -> Any:
     ref = _ref(ref, op)
     value = ref.read_value().detach().clone()
-    idx = _t(indices, "indices").to(torch.int64).reshape(-1)
+    idx = _t(indices, "indices").to(torch.int64).reshape(-1).to(value.device)  # numpy ids: host
     n = value.shape[0]
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise InvalidArgumentError(None, None, f"{op}: indices {idx.tolist()} out of range "
                                    f"[0, {n}) of `ref`'s first dimension.")
     upd = convert_to_tensor(updates, dtype_hint=value.dtype, name="updates")
-    upd = upd.to(value.dtype) if isinstance(upd, Tensor) else torch.as_tensor(upd,
-                                                                              dtype=value.dtype)
+    upd = upd.to(device=value.device, dtype=value.dtype) if isinstance(upd, Tensor) else torch.as_tensor(
+        upd, dtype=value.dtype, device=value.device)
     want = (idx.numel(),) + tuple(value.shape[1:])
     try:
         upd = torch.broadcast_to(upd, tuple(_t(indices, "indices").shape) + tuple(
@@ -142,7 +142,7 @@ def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool
     if idx.ndim < 1 or tuple(value.shape[: idx.ndim - 1]) != tuple(idx.shape[:-1]):
         raise ValueError(f"{op}: `indices` of shape {list(idx.shape)} must match `ref`'s "
                          f"batch dimensions {list(value.shape[: max(idx.ndim - 1, 0)])}.")
-    grids = torch.meshgrid(*[torch.arange(d) for d in idx.shape], indexing="ij")
+    grids = torch.meshgrid(*[torch.arange(d, device=idx.device) for d in idx.shape], indexing="ij")
     full = torch.stack(list(grids[:-1]) + [idx], dim=-1)
     ref.assign(tf.tensor_scatter_nd_update(value, full, updates))
     return ref
