@@ -22,6 +22,7 @@ from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._ops.control_ops._context import creation_device as _creation_device
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 from torchestimator._ops.name_scopes import _SCOPE, current_name_scope  # noqa: F401 (re-exported)
+from torchestimator._variable_updates import VariableUpdates
 
 _NAME_COUNTS: dict[str, int] = {}
 
@@ -62,7 +63,7 @@ def _create_through_creators(make: Any, args: tuple, kwargs: dict) -> Any:
     return chain(len(VARIABLE_CREATORS) - 1)(**arguments)
 
 
-class Variable(torch.nn.Parameter, metaclass=_VariableMeta):
+class Variable(VariableUpdates, torch.nn.Parameter, metaclass=_VariableMeta):
     """A mutable tensor, as TF's `tf.Variable(initial_value, trainable=True, name=None, dtype=None,
     shape=None)`.
 

@@ -1,7 +1,7 @@
 """TF1 top-level names of `tf.compat.v1` (issue 32): setdiff1d, patches, the TF1 names of
 tensor scatters and batch_gather, Print, Dimension helpers, sparse_mask / sparse_matmul,
 verify_tensor_all_finite, no_regularizer and uniform_unit_scaling_initializer, as TF 2.15's
-`tf.compat.v1`. The variable scatters and `count_up_to` are in `_tf1_state_ops`, `decode_csv`
+`tf.compat.v1`. The variable scatters and `count_up_to` are in `_ops.state_ops`, `decode_csv`
 and `decode_json_example` in `_tf1_parsing_ops`; both are re-exported here (`NAMES`).
 """
 
@@ -19,12 +19,7 @@ import torchestimator as tf
 from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name
 from torchestimator._ops.creation._tensor_shape import Dimension  # noqa: F401 (re-exported)
-from torchestimator._ops.string_ops._unicode import string_to_hash_bucket  # noqa: F401
-from torchestimator.compat.v1._tf1_parsing_ops import (  # noqa: F401 (re-exported)
-    decode_csv,
-    decode_json_example,
-)
-from torchestimator.compat.v1._tf1_state_ops import (  # noqa: F401 (re-exported)
+from torchestimator._ops.state_ops import (  # noqa: F401 (re-exported)
     Tensor,
     _t,
     batch_scatter_update,
@@ -39,6 +34,11 @@ from torchestimator.compat.v1._tf1_state_ops import (  # noqa: F401 (re-exported
     scatter_nd_update,
     scatter_sub,
     scatter_update,
+)
+from torchestimator._ops.string_ops._unicode import string_to_hash_bucket  # noqa: F401
+from torchestimator.compat.v1._tf1_parsing_ops import (  # noqa: F401 (re-exported)
+    decode_csv,
+    decode_json_example,
 )
 from torchestimator.errors import InvalidArgumentError, UnimplementedError
 from torchestimator.math import betainc, polygamma  # noqa: F401 (tf.math's objects)

@@ -1,6 +1,7 @@
-"""TF1's in-place variable updates of `tf.compat.v1` (TF1's `state_ops` line, issue 32): the
-variable scatters (`scatter_add`, ..., `scatter_nd_update`), `batch_scatter_update` and
-`count_up_to`. Each reads the `tf.Variable` `ref`, computes the new value and assigns it.
+"""In-place variable updates (TF's `state_ops`): the variable scatters (`scatter_add`, ...,
+`scatter_nd_update`), `batch_scatter_update` and `count_up_to`, as `tf.compat.v1`'s functions and
+as `tf.Variable`'s methods. Each reads the variable `ref`, computes the new value where the
+variable is and assigns it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 import torch
 
-import torchestimator as tf
+from torchestimator._ops.array_ops import _scatter_nd
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 from torchestimator.errors import InvalidArgumentError, OutOfRangeError
 
@@ -104,15 +105,14 @@ scatter_max = _scatter_fn("max", False)
 scatter_update = _scatter_fn("update", True)
 
 
-def _scatter_nd(kind: str, use_locking_default: bool):
-    tf_fn = {"add": "tensor_scatter_nd_add", "sub": "tensor_scatter_nd_sub",
-             "update": "tensor_scatter_nd_update"}[kind]
+def _scatter_nd_fn(kind: str, use_locking_default: bool):
+    tf_fn = f"tensor_scatter_nd_{kind}"
 
     def fn(ref: Any, indices: Any, updates: Any, use_locking: bool = use_locking_default,
            name: str | None = None) -> Any:
         ref = _ref(ref, f"scatter_nd_{kind}")
         value = ref.read_value().detach()
-        ref.assign(getattr(tf, tf_fn)(value, indices, updates))
+        ref.assign(getattr(_scatter_nd, tf_fn)(value, indices, updates))
         return ref
 
     fn.__name__ = fn.__qualname__ = f"scatter_nd_{kind}"
@@ -122,9 +122,11 @@ def _scatter_nd(kind: str, use_locking_default: bool):
     return fn
 
 
-scatter_nd_add = _scatter_nd("add", False)
-scatter_nd_sub = _scatter_nd("sub", False)
-scatter_nd_update = _scatter_nd("update", True)
+scatter_nd_add = _scatter_nd_fn("add", False)
+scatter_nd_sub = _scatter_nd_fn("sub", False)
+scatter_nd_update = _scatter_nd_fn("update", True)
+scatter_nd_max = _scatter_nd_fn("max", False)
+scatter_nd_min = _scatter_nd_fn("min", False)
 
 
 def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
@@ -144,7 +146,7 @@ def batch_scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool
                          f"batch dimensions {list(value.shape[: max(idx.ndim - 1, 0)])}.")
     grids = torch.meshgrid(*[torch.arange(d, device=idx.device) for d in idx.shape], indexing="ij")
     full = torch.stack(list(grids[:-1]) + [idx], dim=-1)
-    ref.assign(tf.tensor_scatter_nd_update(value, full, updates))
+    ref.assign(_scatter_nd.tensor_scatter_nd_update(value, full, updates))
     return ref
 
 
