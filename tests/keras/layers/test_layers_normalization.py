@@ -232,10 +232,10 @@ def _sync_bn_worker(rank, world_size, port, out_dir):
         data = torch.arange(24.0).reshape(2, 4, 3) ** 1.5  # one batch of 4 per process
         layer = layers.BatchNormalization(synchronized=True, momentum=0.0)
         x = data[rank].clone().requires_grad_(True)
-        y = layer(x, training=True)
-        (y * torch.arange(12.0).reshape(4, 3) * (rank + 1)).sum().backward()
-        torch.save({"y": y.detach(), "mean": layer.moving_mean.detach(),
-                    "var": layer.moving_variance.detach(), "grad": x.grad},
+        y = layer(x, training=True)  # on the default device (a GPU's, where there is one)
+        (y * (torch.arange(12.0).reshape(4, 3) * (rank + 1)).to(y.device)).sum().backward()
+        torch.save({"y": y.detach().cpu(), "mean": layer.moving_mean.detach().cpu(),
+                    "var": layer.moving_variance.detach().cpu(), "grad": x.grad},
                    f"{out_dir}/rank{rank}.pt")
     finally:
         dist.destroy_process_group()
@@ -255,7 +255,8 @@ def test_synchronized_batch_norm_uses_global_batch_statistics(tmp_path):
     mean, var = data.mean(0), data.var(0, unbiased=False)
     full = data.clone().requires_grad_(True)  # the same loss on one process, for the gradient
     weights = torch.cat([torch.arange(12.0).reshape(4, 3), 2 * torch.arange(12.0).reshape(4, 3)])
-    (layers.BatchNormalization()(full, training=True) * weights).sum().backward()
+    out = layers.BatchNormalization()(full, training=True)
+    (out * weights.to(out.device)).sum().backward()
     for rank in range(2):
         result = torch.load(tmp_path / f"rank{rank}.pt")
         torch.testing.assert_close(result["mean"], mean)
