@@ -85,3 +85,20 @@ def test_torch_scatter_add_is_still_torchs():
     out = var.scatter_add(0, torch.tensor([[0, 0]]), torch.ones(1, 2))
     np.testing.assert_allclose(out.detach().numpy(), [[2.0, 3.0], [3.0, 4.0], [5.0, 6.0]])
     np.testing.assert_allclose(var.numpy(), BASE)  # out of place, as torch's
+
+
+def test_a_slice_of_a_variable_assigns_into_the_variable():
+    var = tf.Variable(BASE)
+    assert var[0].assign([9.0, 9.0]) is var
+    var[1:, 1].assign_add(1.0)
+    var[:, 0].assign_sub(tf.constant([1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(var.numpy(), [[8.0, 9.0], [2.0, 5.0], [4.0, 7.0]])
+    with pytest.raises(ValueError, match=r"shape \[3\] does not fit the slice's shape \[2\]"):
+        var[0].assign([1.0, 2.0, 3.0])
+
+
+def test_a_slice_of_a_variable_is_still_a_differentiable_view():
+    var = tf.Variable(np.ones((2, 2), np.float32))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(var[0] * 2.0)
+    np.testing.assert_allclose(tape.gradient(y, var).numpy(), [[2.0, 2.0], [0.0, 0.0]])

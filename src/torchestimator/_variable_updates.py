@@ -1,6 +1,7 @@
 """`tf.Variable`'s sparse updates and reads: `scatter_add`, ..., `scatter_update` (an
 `IndexedSlices` of rows), `scatter_nd_add`, ..., `scatter_nd_update` (N-D indices),
-`batch_scatter_update`, `sparse_read`, `gather_nd`, `count_up_to`, and `ref()`. Each computes
+`batch_scatter_update`, `sparse_read`, `gather_nd`, `count_up_to`, `ref()`, and the assignment
+of a slice (`var[2:4].assign(...)`). Each computes
 on the variable's device through the same functions as `tf.compat.v1.scatter_*`
 (`_ops.state_ops`) and returns the variable, as TF 2's resource variables do.
 
@@ -165,6 +166,15 @@ class VariableUpdates:
         """
         return state_ops.count_up_to(self, limit)
 
+    def __getitem__(self, key: Any) -> torch.Tensor:
+        """The slice `key` of the variable (torch's indexing), with TF's `assign`, `assign_add`
+        and `assign_sub` of the slice: `var[2:4].assign(values)` writes into the variable."""
+        out = torch.Tensor.__getitem__(self, key)
+        out.assign = _SliceAssigner(self, key, "assign")
+        out.assign_add = _SliceAssigner(self, key, "assign_add")
+        out.assign_sub = _SliceAssigner(self, key, "assign_sub")
+        return out
+
     def ref(self) -> VariableReference:
         """A hashable reference to this variable (TF's `Variable.ref()`: a key for sets and
         dicts); `.deref()` gives the variable back."""
@@ -179,6 +189,36 @@ def _scatter_rows(variable: Any, kind: str, sparse_delta: Any = None, use_lockin
                   name: str | None = None) -> Any:
     indices, values = _rows(sparse_delta, f"scatter_{kind}")
     return getattr(state_ops, f"scatter_{kind}")(variable, indices, values)
+
+
+class _SliceAssigner:
+    """`assign` / `assign_add` / `assign_sub` of a variable's slice (`var[key].assign(value)`):
+    writes the slice of the variable in place and returns the variable."""
+
+    __slots__ = ("_variable", "_key", "_how")
+
+    def __init__(self, variable: Any, key: Any, how: str) -> None:
+        self._variable, self._key, self._how = variable, key, how
+
+    def __call__(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+        variable = self._variable
+        value = variable._coerce(value, f"slice {self._how}")
+        with torch.no_grad():
+            target = torch.Tensor.__getitem__(variable, self._key)
+            if isinstance(value, torch.Tensor):
+                try:
+                    torch.broadcast_shapes(value.shape, target.shape)
+                except RuntimeError:
+                    raise ValueError(
+                        f"{self._how} to a slice of variable {variable.name}: a value of shape "
+                        f"{list(value.shape)} does not fit the slice's shape {list(target.shape)}.") from None
+            if self._how == "assign":
+                target.copy_(value) if isinstance(value, torch.Tensor) else target.fill_(value)
+            elif self._how == "assign_add":
+                target.add_(value)
+            else:
+                target.sub_(value)
+        return variable
 
 
 class VariableReference:
