@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.convert import convert_to_tensor, dtype_name, placed
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
@@ -24,7 +24,7 @@ _REVERSED = [tuple(range(r - 1, -1, -1)) for r in range(8)]
 
 
 def _numeric(value: Any, op: str, arg: str = "input") -> Tensor:
-    t = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    t = value if isinstance(value, Tensor) else placed(convert_to_tensor(value))  # as TF places the op
     if isinstance(t, np.ndarray):
         raise TypeError(f"{op}: `{arg}` holds strings; this op takes numeric or bool tensors.")
     return t
@@ -52,7 +52,7 @@ def _like(value: Any, dtype: torch.dtype, op: str, arg: str) -> Tensor:
 
 
 def _index_tensor(value: Any, op: str, arg: str = "indices") -> Tensor:
-    t = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    t = value if isinstance(value, Tensor) else placed(convert_to_tensor(value))  # as TF places the op
     if isinstance(t, np.ndarray) or t.dtype not in _INDEX_DTYPES:
         kind = "strings" if isinstance(t, np.ndarray) else dtype_name(t.dtype)
         raise TypeError(f"{op}: `{arg}` must be an integer tensor (int32 or int64), got {kind}.")

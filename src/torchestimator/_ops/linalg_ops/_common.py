@@ -13,6 +13,7 @@ from torchestimator._ops.convert import (
     convert_to_tensor,
     dtype_name,
     pair_on_one_device,
+    placed,
 )
 from torchestimator.errors import InvalidArgumentError
 
@@ -33,7 +34,7 @@ _EIGHT_BIT = (torch.int8, torch.uint8)
 
 
 def _numeric(value: Any, op: str, arg: str = "input") -> Tensor:
-    t = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    t = value if isinstance(value, Tensor) else placed(convert_to_tensor(value))  # as TF places the op
     if isinstance(t, np.ndarray):
         raise TypeError(f"{op}: `{arg}` holds strings; this op takes numeric tensors.")
     return t

@@ -11,7 +11,13 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
-from torchestimator._ops.convert import binary_operands, convert_to_tensor, dtype_name, shapes_error
+from torchestimator._ops.convert import (
+    binary_operands,
+    convert_to_tensor,
+    dtype_name,
+    placed,
+    shapes_error,
+)
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
@@ -54,7 +60,7 @@ def _dtype_error(op: str, dtype: Any, allowed: frozenset) -> InvalidArgumentErro
 def _tensor(x: Any, op: str, allowed: frozenset = _ANY) -> Tensor:
     """`x` as a tensor whose dtype is in `allowed` (TF's kernel dtypes)."""
     if not isinstance(x, Tensor):
-        x = convert_to_tensor(x)
+        x = placed(convert_to_tensor(x))  # Python or numpy values: on the GPU, as TF's op runs
         if isinstance(x, np.ndarray):
             raise _dtype_error(op, None, allowed)
     if x.dtype not in allowed:

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from torchestimator._ops.convert import convert_to_tensor, dtype_name
+from torchestimator._ops.convert import convert_to_tensor, dtype_name, placed
 from torchestimator.errors import InvalidArgumentError
 
 Tensor = torch.Tensor
@@ -19,7 +19,7 @@ _FLOATS = "half, bfloat16, float32, float64"
 def _tensor(value: Any, op: str, arg: str) -> Tensor:
     """The slow path: `value` as a numeric tensor (float32 for Python floats, as TF)."""
     if not isinstance(value, Tensor):
-        value = convert_to_tensor(value, name=arg)
+        value = placed(convert_to_tensor(value, name=arg))  # on the GPU, as TF places the op
         if not isinstance(value, Tensor):
             raise TypeError(f"{op}: `{arg}` must be numeric, got strings.")
     return value
