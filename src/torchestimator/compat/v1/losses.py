@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from torchestimator._engine import loop
 from torchestimator._engine.model_fn_context import current_context
-from torchestimator.errors import InvalidArgumentError
+from torchestimator.errors import InvalidArgumentError as _InvalidArgumentError
 
 
 class Reduction:
@@ -135,12 +135,12 @@ def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any
     return compute_weighted_loss(losses, weights, loss_collection=loss_collection, reduction=reduction)
 
 
-def _label_error(low: torch.Tensor, high: torch.Tensor, classes: int) -> InvalidArgumentError | None:
+def _label_error(low: torch.Tensor, high: torch.Tensor, classes: int) -> _InvalidArgumentError | None:
     """TF's error for a class id outside [0, classes), or None when both ends are inside."""
     bad = int(low) if int(low) < 0 else int(high) if int(high) >= classes else None
     if bad is None:
         return None
-    return InvalidArgumentError(
+    return _InvalidArgumentError(
         None, None, f"sparse_softmax_cross_entropy: received a label value of {bad} which is outside "
         f"the valid range of [0, {classes}). Labels are class ids; check the labels or the number "
         "of logits.")
