@@ -52,6 +52,7 @@ if [ -z "${GPU_CHECK_FOLDERS:-}" ]; then  # the whole suite in one pytest
       -m "not slow" -rfE "${workers[@]}" tests > "$OUT/suite.log" 2>&1
   rc=$?
   tally="$(tail -n 1 "$OUT/suite.log")"
+  case $rc in 124|137) tally="TIMEOUT after ${SUITE_TIMEOUT:-420}s; last line: $tally" ;; esac
   printf '%-40s rc %-4s %5ss  %s\n' "tests (${workers[*]})" "$rc" "$(( $(date +%s) - start ))" "$tally" | tee -a "$SUMMARY"
   grep -E '^(FAILED|ERROR) ' "$OUT/suite.log" | sed "s|^|    |" >> "$SUMMARY"
   [ "$rc" = 0 ] || failed_parts=1
