@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GPU check of torchestimator in one command (issue 28), from the project root:
 #   tools/gpu_check.sh [OUT_DIR]
-# 1. the test suite on CUDA (TORCHESTIMATOR_DEVICE=cuda, -m "not slow"): by default one pytest
+# 1. the test suite on CUDA (TORCHESTIMATOR_DEVICE=cuda, -m "${PYTEST_MARK:-not slow}"): by default one pytest
 #    over tests/, spread over PYTEST_WORKERS processes when pytest-xdist is there (the H200
 #    image has it), each test under pytest-timeout's TEST_TIMEOUT when that is there, the whole
 #    run under SUITE_TIMEOUT; with GPU_CHECK_FOLDERS, one pytest per folder instead, each under
@@ -13,7 +13,8 @@
 # packages the image lacks (google-crc32c, and uvicorn/httptools/orjson/lightgbm for the serving
 # and boosted-trees tests). Environment: PYTHON (default python3), PYTEST_WORKERS (default 12),
 # SUITE_TIMEOUT (default 420 s), TEST_TIMEOUT (default 120 s), PART_TIMEOUT (default 600 s),
-# GPU_CHECK_FOLDERS, BENCH_ARGS (e.g. --quick), SKIP_BENCH.
+# GPU_CHECK_FOLDERS, BENCH_ARGS (e.g. --quick), SKIP_BENCH, PYTEST_MARK (default "not slow";
+# "slow" runs the slow suite, in a call of its own).
 # One device call may run 10 minutes: the suite and the bench fit one call with --quick, or run
 # them in two calls (SKIP_BENCH=1, then `python3 bench/bench_gpu.py`).
 set -u
@@ -49,7 +50,7 @@ failed_parts=0
 if [ -z "${GPU_CHECK_FOLDERS:-}" ]; then  # the whole suite in one pytest
   start=$(date +%s)
   timeout --kill-after=30 "${SUITE_TIMEOUT:-420}" "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider \
-      -m "not slow" -rfE "${workers[@]}" tests > "$OUT/suite.log" 2>&1
+      -m "${PYTEST_MARK:-not slow}" -rfE "${workers[@]}" tests > "$OUT/suite.log" 2>&1
   rc=$?
   tally="$(tail -n 1 "$OUT/suite.log")"
   case $rc in 124|137) tally="TIMEOUT after ${SUITE_TIMEOUT:-420}s; last line: $tally" ;; esac
@@ -65,7 +66,7 @@ for part in "${folders[@]}"; do
   name="$(echo "$part" | tr '/' '_')"
   log="$OUT/$name.log"
   start=$(date +%s)
-  timeout --kill-after=30 "$PART_TIMEOUT" "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider -m "not slow" \
+  timeout --kill-after=30 "$PART_TIMEOUT" "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider -m "${PYTEST_MARK:-not slow}" \
       -rfE "${workers[@]}" "$part" > "$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
