@@ -82,7 +82,7 @@ def test_a_row_scatter_needs_indexed_slices():
 
 def test_torch_scatter_add_is_still_torchs():
     var = tf.Variable(BASE)
-    out = var.scatter_add(0, torch.tensor([[0, 0]]), torch.ones(1, 2))
+    out = var.scatter_add(0, torch.tensor([[0, 0]]).to(var.device), torch.ones(1, 2).to(var.device))
     np.testing.assert_allclose(out.detach().numpy(), [[2.0, 3.0], [3.0, 4.0], [5.0, 6.0]])
     np.testing.assert_allclose(var.numpy(), BASE)  # out of place, as torch's
 
