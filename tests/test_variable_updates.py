@@ -102,3 +102,10 @@ def test_a_slice_of_a_variable_is_still_a_differentiable_view():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(var[0] * 2.0)
     np.testing.assert_allclose(tape.gradient(y, var).numpy(), [[2.0, 2.0], [0.0, 0.0]])
+
+
+def test_tf1_eval_load_and_initialized_value():
+    var = tf.Variable([1.0, 2.0])
+    assert isinstance(var.eval(), np.ndarray) and var.eval().tolist() == [1.0, 2.0]
+    assert var.initialized_value().tolist() == [1.0, 2.0]
+    assert var.load([3.0, 4.0]) is None and var.numpy().tolist() == [3.0, 4.0]

@@ -1,7 +1,7 @@
 """`tf.Variable`'s sparse updates and reads: `scatter_add`, ..., `scatter_update` (an
 `IndexedSlices` of rows), `scatter_nd_add`, ..., `scatter_nd_update` (N-D indices),
-`batch_scatter_update`, `sparse_read`, `gather_nd`, `count_up_to`, `ref()`, and the assignment
-of a slice (`var[2:4].assign(...)`). Each computes
+`batch_scatter_update`, `sparse_read`, `gather_nd`, `count_up_to`, `ref()`, the assignment of a
+slice (`var[2:4].assign(...)`), and TF1's `eval`, `load` and `initialized_value`. Each computes
 on the variable's device through the same functions as `tf.compat.v1.scatter_*`
 (`_ops.state_ops`) and returns the variable, as TF 2's resource variables do.
 
@@ -174,6 +174,20 @@ class VariableUpdates:
         out.assign_add = _SliceAssigner(self, key, "assign_add")
         out.assign_sub = _SliceAssigner(self, key, "assign_sub")
         return out
+
+    def eval(self, session: Any = None) -> Any:
+        """The variable's value as a numpy array (TF1's `Variable.eval()`; `session` is not
+        needed: the value is read at once)."""
+        return self.numpy()
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Assigns `value` to the variable (TF1's `Variable.load`; `session` is not needed)."""
+        self.assign(value)
+
+    def initialized_value(self) -> torch.Tensor:
+        """The variable's value (TF1's `initialized_value()`: a variable here holds its initial
+        value from its creation on)."""
+        return self.read_value()
 
     def ref(self) -> VariableReference:
         """A hashable reference to this variable (TF's `Variable.ref()`: a key for sets and
