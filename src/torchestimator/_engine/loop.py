@@ -26,6 +26,7 @@ from torch._lazy import ts_backend
 from torchestimator._engine.backward import backward
 from torchestimator._engine.device_scope import _SCOPES, HOST, scoped_device
 from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
+from torchestimator._engine.packed_columns import packed_matrix
 
 _DONE = object()  # what the loop's generator gives when it has ended
 
@@ -146,14 +147,15 @@ def _packed_columns_moved(features: dict, device: torch.device, non_blocking: bo
             matrix = (value.untyped_storage().data_ptr(), width, offset // width, value.shape[0], value.dtype)
             groups.setdefault(matrix, {})[offset % width] = key
     moved: dict[str, torch.Tensor] = {}
-    for (_, width, row, rows, _), columns in groups.items():
+    for (_, width, _, _, _), columns in groups.items():
         if len(columns) != width:  # not every column is here: each moves on its own
             continue
-        first = features[columns[0]]
-        if (row * width + rows * width) * first.element_size() > first.untyped_storage().nbytes():
+        keys = [columns[j] for j in range(width)]
+        matrix = packed_matrix([features[key] for key in keys])
+        if matrix is None:
             continue
-        matrix = to_device(first.as_strided((rows, width), (width, 1), row * width), device, non_blocking)
-        for j, key in columns.items():
+        matrix = to_device(matrix, device, non_blocking)
+        for j, key in enumerate(keys):
             moved[key] = matrix[:, j]
     return moved
 
