@@ -43,7 +43,8 @@ def _index_reduce(value: Tensor, idx: Tensor, upd: Tensor, reduce: str) -> None:
 def _scatter(op: str, kind: str, ref: Any, indices: Any, updates: Any) -> Any:
     ref = _ref(ref, op)
     value = ref.read_value().detach().clone()
-    idx = _t(indices, "indices").to(torch.int64).reshape(-1).to(value.device)  # numpy ids: host
+    given = _t(indices, "indices")
+    idx = given.to(torch.int64).reshape(-1).to(value.device)  # numpy ids: host
     n = value.shape[0]
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise InvalidArgumentError(None, None, f"{op}: indices {idx.tolist()} out of range "
@@ -53,12 +54,11 @@ def _scatter(op: str, kind: str, ref: Any, indices: Any, updates: Any) -> Any:
         upd, dtype=value.dtype, device=value.device)
     want = (idx.numel(),) + tuple(value.shape[1:])
     try:
-        upd = torch.broadcast_to(upd, tuple(_t(indices, "indices").shape) + tuple(
-            value.shape[1:])).reshape(want)
+        upd = torch.broadcast_to(upd, tuple(given.shape) + tuple(value.shape[1:])).reshape(want)
     except RuntimeError:
         raise InvalidArgumentError(
             None, None, f"{op}: `updates` of shape {list(upd.shape)} must have shape "
-            f"indices.shape + ref.shape[1:] = {list(_t(indices, 'indices').shape) + list(value.shape[1:])}."
+            f"indices.shape + ref.shape[1:] = {list(given.shape) + list(value.shape[1:])}."
         ) from None
     if kind == "add":
         value.index_add_(0, idx, upd)
