@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 import torchestimator as tf
+from _harness.guide_models import GuideLinear
 from torchestimator.datasets import iris
 
 RNG = np.random.default_rng(7)
@@ -159,16 +160,7 @@ def test_tf_function_train_step_with_gradient_tape_and_variables():
     noise = tf.random.normal(shape=[200])
     y = x * true_w + true_b + noise * 0.1
 
-    class MyModel(tf.Module):
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self.w = tf.Variable(5.0)
-            self.b = tf.Variable(0.0)
-
-        def __call__(self, x):
-            return self.w * x + self.b
-
-    model = MyModel()
+    model = GuideLinear()  # the guide's `MyModel`: y = w * x + b, w from 5, b from 0
 
     def loss(target_y, predicted_y):
         return tf.reduce_mean(tf.square(target_y - predicted_y))
