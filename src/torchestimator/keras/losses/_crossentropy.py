@@ -294,6 +294,34 @@ def sparse_categorical_crossentropy(
     1); `ignore_class` ids contribute 0 and are masked out of the mean. Returns
     one value per label.
     """
+    flat, target, lead_shape = _sparse_logits_and_ids(y_true, y_pred, from_logits, axis, ignore_class)
+    ignore_index = -100 if ignore_class is None else int(ignore_class)
+    res = F.cross_entropy(flat, target, reduction="none", ignore_index=ignore_index)
+    res = res.reshape(lead_shape)
+    if ignore_class is not None:
+        res._keras_mask = (target != ignore_class).reshape(lead_shape)
+    return res
+
+
+def sparse_categorical_crossentropy_batch_mean(
+    y_true: torch.Tensor, y_pred: torch.Tensor, from_logits: bool = False, axis: int = -1,
+    ignore_class: int | None = None,
+) -> torch.Tensor | None:
+    """The mean over the batch of `sparse_categorical_crossentropy(y_true, y_pred, ...)` with
+    the mean taken inside torch's kernel (no separate mean forward and backward), for fit's
+    most common loss; None with an `ignore_class` (its mask weighs the mean), where the general
+    function must run."""
+    if ignore_class is not None or not y_pred.numel():
+        return None
+    flat, target, _ = _sparse_logits_and_ids(y_true, y_pred, from_logits, axis, None)
+    return F.cross_entropy(flat, target, reduction="mean")
+
+
+def _sparse_logits_and_ids(y_true: Any, y_pred: Any, from_logits: bool, axis: int,
+                           ignore_class: int | None) -> tuple[torch.Tensor, torch.Tensor, torch.Size]:
+    """`sparse_categorical_crossentropy`'s inputs checked and flattened: (log-probabilities or
+    logits as (rows, classes), the class ids as int64 (rows,), the predictions' shape without
+    the class axis). Labels out of range raise (deferred in the loop on an accelerator)."""
     _check_axis(axis)
     y_pred = to_float_tensor(y_pred)
     target = to_tensor(y_true, device=y_pred.device)
@@ -332,9 +360,4 @@ def sparse_categorical_crossentropy(
             raise _label_range_error(given[invalid][0].item(), num_classes)
     elif target.numel():
         target = _labels_checked_on_accelerator(given, target, num_classes, ignore_class)
-    ignore_index = -100 if ignore_class is None else int(ignore_class)
-    res = F.cross_entropy(flat, target, reduction="none", ignore_index=ignore_index)
-    res = res.reshape(lead_shape)
-    if ignore_class is not None:
-        res._keras_mask = (target != ignore_class).reshape(lead_shape)
-    return res
+    return flat, target, lead_shape

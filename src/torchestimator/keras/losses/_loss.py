@@ -136,6 +136,7 @@ _BATCH_MEANS: dict[Callable, Callable] = {
     _regression.mean_absolute_error: _elementwise_mean(F.l1_loss),
     _crossentropy.categorical_crossentropy: _crossentropy.categorical_crossentropy_batch_mean,
     _crossentropy.binary_crossentropy: _crossentropy.binary_crossentropy_batch_mean,
+    _crossentropy.sparse_categorical_crossentropy: _crossentropy.sparse_categorical_crossentropy_batch_mean,
 }
 
 
