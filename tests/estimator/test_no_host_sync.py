@@ -157,6 +157,7 @@ def test_deferred_checks_accumulate_and_name_the_worst_label(monkeypatch):
     from torchestimator.estimator.head import _labels
 
     monkeypatch.setattr(loop, "DEFER_CHECKS_ON_CPU", True)
+    monkeypatch.setattr(loop._deferred, "loops", 1, raising=False)  # as in the training loop
     out = _labels.check_label_range(torch.tensor([0, 9]), 3)
     assert out.tolist() == [0, 2]  # clamped meanwhile: no kernel sees a bad class id
     _labels.check_label_range(torch.tensor([-1, 1]), 3)
@@ -169,6 +170,39 @@ def test_deferred_checks_accumulate_and_name_the_worst_label(monkeypatch):
     with pytest.raises(ValueError, match="found -2"):
         loop.flush_deferred_checks()
     loop.flush_deferred_checks()  # passes: nothing pending
+
+
+def test_deferred_checks_fold_many_steps_into_one_state(monkeypatch):
+    """Steps add their check's values without combining them (no kernel per step for that);
+    past 64 kept states they fold into one, and the flush still finds the worst label."""
+    from torchestimator.estimator.head import _labels
+
+    monkeypatch.setattr(loop, "DEFER_CHECKS_ON_CPU", True)
+    monkeypatch.setattr(loop._deferred, "loops", 1, raising=False)
+    for step in range(150):
+        _labels.check_label_range(torch.tensor([0, 12 if step == 70 else 1]), 3)
+        _labels.check_non_negative(torch.tensor([-4.0 if step == 3 else 1.0]), "found {found:g}")
+        kept = [len(states) for states, _, _ in loop._deferred.checks.values()]
+        assert max(kept) < 64
+    with pytest.raises(ValueError, match="found label 12"):
+        loop.flush_deferred_checks()
+    loop.flush_deferred_checks()
+
+
+def test_deferred_checks_outside_the_loop_read_back_at_once(monkeypatch):
+    """A head used outside the training loop (e.g. in a plain torch loop) on an accelerator
+    reads the range back at once: nothing would ever read a deferred check there."""
+    from torchestimator.estimator.head import _labels
+
+    monkeypatch.setattr(loop, "DEFER_CHECKS_ON_CPU", True)
+    assert not loop.in_loop()
+    with pytest.raises(ValueError, match="found label 9"):
+        _labels.check_label_range(torch.tensor([0, 9]), 3)
+    with pytest.raises(ValueError, match="found -2"):
+        _labels.check_non_negative(torch.tensor([-2.0, 1.0]), "found {found:g}")
+    with pytest.raises(ValueError, match="non-integer"):
+        _labels.check_integer_labels(torch.tensor([0.5, 1.0]), 3, "MultiClassHead")
+    assert not getattr(loop._deferred, "checks", None)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")

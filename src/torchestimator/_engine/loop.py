@@ -195,21 +195,52 @@ def in_loop() -> bool:
     return getattr(_deferred, "loops", 0) > 0
 
 
-def defer_check(key: Hashable, values: tuple, combine: Callable[[tuple, tuple], tuple],
+def deferred_here(device: torch.device) -> bool:
+    """Whether a value check of a tensor on `device` is deferred here: on a device that defers
+    checks (`defers_checks`), in the training loop, which reads them back (`in_loop`)."""
+    return in_loop() and defers_checks(device)
+
+
+def defer_check(key: Hashable, values: tuple, fold: Callable[[list[tuple]], tuple],
                 verdict: Callable[..., Exception | None]) -> None:
     """Records a check of `values` (tensors on the device) without reading them back.
 
-    Checks under the same `key` accumulate on the device: `combine(old, new)` returns the new
-    state (e.g. a running minimum and maximum). `flush_deferred_checks` reads each state back
-    and raises the exception that `verdict(*state_on_host)` returns (None: the check passed).
+    Checks under the same `key` are kept until they are read back, then `fold(states)` (a
+    list of `values` tuples, e.g. `fold_by(torch.amin, torch.amax)` for a running range)
+    makes them one state: a step pays for its own check's kernels only (on CUDA each kernel is
+    a launch), not for combining it with the last. `flush_deferred_checks` reads the folded
+    state back and raises the exception that `verdict(*state_on_host)` returns (None: passed).
     """
     pending = _deferred.__dict__.setdefault("checks", {})
     entry = pending.get(key)
     values = tuple(v.detach() for v in values)
     if entry is None:
-        pending[key] = (values, combine, verdict)
-    else:
-        pending[key] = (combine(entry[0], values), entry[1], entry[2])
+        pending[key] = ([values], fold, verdict)
+        return
+    states = entry[0]
+    states.append(values)
+    if len(states) >= _FOLD_AT:  # a loop that flushes seldom keeps a bounded list
+        states[:] = [fold(states)]
+
+
+# Pending states of one deferred check are folded into one when this many are kept.
+_FOLD_AT = 64
+
+
+def fold_by(*reductions: Callable[..., torch.Tensor]) -> Callable[[list[tuple]], tuple]:
+    """A `defer_check` fold: position i of the folded state is `reductions[i]` (e.g.
+    `torch.amin`, `torch.amax`, `torch.any`, `torch.sum`) over the stacked i-th values."""
+
+    def fold(states: list[tuple]) -> tuple:
+        return tuple(reduce(torch.stack([state[i] for state in states]), dim=0)
+                     for i, reduce in enumerate(reductions))
+
+    return fold
+
+
+# The `defer_check` fold of a (low, high) state: the smallest and the largest value seen (a
+# NaN propagates through amin/amax, as through aminmax).
+fold_range = fold_by(torch.amin, torch.amax)
 
 
 def check_value_range(values: torch.Tensor, key: Hashable,
@@ -224,18 +255,12 @@ def check_value_range(values: torch.Tensor, key: Hashable,
     """
     low, high = torch.aminmax(values.detach())
     if in_loop():
-        defer_check(key, (low, high), running_range, verdict)
+        defer_check(key, (low, high), fold_range, verdict)
         return True
     error = verdict(low.cpu(), high.cpu())
     if error is not None:
         raise error
     return False
-
-
-def running_range(old: tuple, new: tuple) -> tuple:
-    """A `defer_check` combine for a (low, high) state: the smallest and the largest value seen
-    (NaN propagates through minimum/maximum, as through aminmax)."""
-    return torch.minimum(old[0], new[0]), torch.maximum(old[1], new[1])
 
 
 def flush_deferred_checks() -> None:
@@ -245,7 +270,8 @@ def flush_deferred_checks() -> None:
     if not pending:
         return
     _deferred.checks = {}
-    for state, _, verdict in pending.values():
+    for states, fold, verdict in pending.values():
+        state = states[0] if len(states) == 1 else fold(states)
         error = verdict(*(v.cpu() for v in state))
         if error is not None:
             raise error

@@ -114,24 +114,24 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
                       defer: bool | None = None) -> torch.Tensor:
     """Raises ValueError unless every label is in [0, n_classes - 1]; returns `labels`.
 
-    On an accelerator the check does not read the labels back each step: it is deferred
-    (`loop.defer_check`) and raises, with the same message, when the training loop reads it
-    (the first step, then every `loop.CHECK_EVERY_N_STEPS` steps, and the last); integer labels
-    are returned clamped into range meanwhile, so that no kernel asserts on them. `defer`
-    overrides the choice (None: deferred on every device but the CPU).
+    On an accelerator, in the training loop, the check does not read the labels back each step:
+    it is deferred (`loop.check_value_range`) and raises, with the same message, when the loop
+    reads it (the first step, then every `loop.CHECK_EVERY_N_STEPS` steps, and the last);
+    integer labels are returned clamped into range meanwhile, so that no kernel asserts on them.
+    Outside the loop the range is read back at once. `defer` overrides the choice of device
+    (None: every device but the CPU).
     """
     if labels.numel() == 0:
         return labels
     values = labels.detach()
     if values.dtype not in (torch.int64, torch.int32, torch.float32, torch.float64):
         values = values.to(torch.float64)
-    low, high = torch.aminmax(values)
     if loop.defers_checks(values.device) if defer is None else defer:
-        loop.defer_check(("label_range", n_classes, message, values.dtype), (low, high), loop.running_range,
-                         lambda lo, hi: _range_error(lo.item(), hi.item(), n_classes, message, None))
-        if not labels.is_floating_point():
-            return labels.clamp(0, n_classes - 1)
+        if loop.check_value_range(values, ("label_range", n_classes, message, values.dtype),
+                                  lambda lo, hi: _range_error(lo.item(), hi.item(), n_classes, message, None)):
+            return labels if labels.is_floating_point() else labels.clamp(0, n_classes - 1)
         return labels
+    low, high = torch.aminmax(values)
     error = _range_error(low.item(), high.item(), n_classes, message, values)
     if error is not None:
         raise error
@@ -158,20 +158,24 @@ def _range_error(low: float, high: float, n_classes: int, message: str | None,
     return None
 
 
+# Folds of the deferred checks below: the non-integer and NaN counts summed; the smallest label.
+_SUM_FOLD = loop.fold_by(torch.sum)
+_MIN_FOLD = loop.fold_by(torch.amin)
+
+
 def check_integer_labels(labels: torch.Tensor, n_classes: int, owner: str) -> None:
     """Raises ValueError unless floating-point `labels` hold whole numbers (NaN named as such);
-    deferred on an accelerator as `check_label_range` is."""
+    deferred on an accelerator in the training loop as `check_label_range` is."""
     if not labels.is_floating_point():
         return
     expected = f"integer class ids in [0, {n_classes})"
     non_integer = (f"{owner}: labels must be integer class ids in [0, {n_classes}); received "
                    f"non-integer floats (dtype {labels.dtype}).")
-    if loop.defers_checks(labels.device):
+    if loop.deferred_here(labels.device):
         values = labels.detach()
         counts = torch.stack([(values != values.round()).sum(), torch.isnan(values).sum()])
         loop.defer_check(("integer_labels", owner, n_classes, labels.dtype), (counts,),
-                         lambda old, new: (old[0] + new[0],),
-                         lambda c: _integer_error(c, expected, non_integer))
+                         _SUM_FOLD, lambda c: _integer_error(c, expected, non_integer))
         return
     if not torch.equal(labels, labels.round()):
         if bool(torch.isnan(labels).any()):
@@ -198,13 +202,13 @@ def deferred_nan_labels_message(expected: str, count: int | None = None) -> str:
 
 def check_non_negative(labels: torch.Tensor, message: str) -> None:
     """Raises ValueError(`message` formatted with `found=` the smallest label) when a label is
-    negative; deferred on an accelerator as `check_label_range` is."""
+    negative; deferred on an accelerator in the training loop as `check_label_range` is."""
     if labels.numel() == 0:
         return
     low = labels.detach().min()
-    if loop.defers_checks(low.device):
+    if loop.deferred_here(low.device):
         loop.defer_check(("non_negative", message, low.dtype), (low,),
-                         lambda old, new: (torch.minimum(old[0], new[0]),),
+                         _MIN_FOLD,
                          lambda lo: ValueError(message.format(found=lo.item())) if lo.item() < 0 else None)
         return
     if float(low) < 0:

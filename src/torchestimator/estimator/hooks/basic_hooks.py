@@ -178,8 +178,9 @@ class NanTensorHook(SessionRunHook):
             if self._is_nan_now(value):
                 self._diverge(run_context)
             return
-        loop.defer_check(("NanTensorHook", id(self)), (torch.isnan(value.detach()).any(),),
-                         _either, self._verdict)
+        nan = torch.isnan(value.detach())
+        loop.defer_check(("NanTensorHook", id(self)), (nan.any() if nan.dim() else nan,),
+                         _ANY_NAN, self._verdict)
 
     def _check_before_save(self) -> bool:
         """Run by the session before each checkpoint save: False (or the error) if the loss of
@@ -201,9 +202,8 @@ class NanTensorHook(SessionRunHook):
             loop.flush_deferred_checks()
 
 
-def _either(old: tuple, new: tuple) -> tuple:
-    """Combines two deferred NaN flags."""
-    return (old[0] | new[0],)
+# Folds deferred NaN flags: any of them.
+_ANY_NAN = loop.fold_by(torch.any)
 
 
 def _tag_order(tensors: Any) -> tuple[list[str], dict]:
