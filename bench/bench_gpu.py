@@ -9,6 +9,15 @@ numeric columns; wide & deep (hashed + vocabulary + embedding + 5 numeric); and 
 
 Runs only when CUDA is available; otherwise it prints why and exits 0.
 Usage: python3 bench/bench_gpu.py [--repeats N] [--quick] [--device cuda:0]
+
+`--count-kernels` runs the same cases on the CPU, with no GPU, and counts instead of timing:
+the torch ops per step that would each be a kernel launch on a GPU (view ops and `detach` are
+not counted), and the read-backs to the host (`.item()` and the like: each a synchronization
+on a GPU). Ours defers its value checks as on an accelerator; the torch loops use the foreach
+optimizers that CUDA gets by default. Setup done in each timed call (the Estimator's restore
+and final checkpoint, fit's start) is counted and spread over the steps, as the timing spreads
+it. On a small model a GPU step costs about the launches it makes, so this is the CPU's view of
+the GPU ratio.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import time
 
 import numpy as np
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def _sync() -> None:
@@ -61,14 +71,38 @@ def torch_loop(model, optimizer, x, y, batch, steps, device, autocast_dtype=None
     return run
 
 
+class _KernelCount(TorchDispatchMode):
+    """Counts the torch ops dispatched while active: `kernels` (ops that would launch a kernel
+    on a GPU: not views, `detach` or profiler marks) and `reads` (values read back to the host)."""
+
+    _NOT_KERNELS = ("aten::detach", "aten::lift_fresh", "aten::alias")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kernels = self.reads = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.name()
+        if name == "aten::_local_scalar_dense":
+            self.reads += 1
+        elif not (func.is_view or name.startswith("profiler::") or name in self._NOT_KERNELS):
+            self.kernels += 1
+        return func(*args, **(kwargs or {}))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="3 repeats, fewer steps")
     parser.add_argument("--device", default="cuda")
+    parser.add_argument("--count-kernels", action="store_true",
+                        help="on the CPU: kernel launches and read-backs per step instead of speed")
     args = parser.parse_args()
     smoke = os.environ.get("BENCH_GPU_SMOKE_CPU") == "1"  # tests: the whole script, tiny, on the CPU
-    if not torch.cuda.is_available() and not smoke:
+    counting = args.count_kernels
+    if counting:
+        args.device = "cpu"
+    if not torch.cuda.is_available() and not smoke and not counting:
         print("bench_gpu: CUDA is not available on this machine (torch "
               f"{torch.__version__}, built for CUDA {torch.version.cuda}); nothing to measure.")
         return 0
@@ -79,20 +113,42 @@ def main() -> int:
 
     logging.getLogger("torchestimator").setLevel(logging.WARNING)
     device = torch.device(args.device)
-    repeats = 1 if smoke else 3 if args.quick else args.repeats
-    steps = 6 if smoke else 100 if args.quick else 300
+    repeats = 1 if smoke or counting else 3 if args.quick else args.repeats
+    steps = 6 if smoke else 60 if counting else 100 if args.quick else 300
+    foreach = {"foreach": True} if counting else {}  # CUDA's default; the CPU's is a loop
+    if counting:
+        from torchestimator._engine import loop as engine_loop
+
+        engine_loop.DEFER_CHECKS_ON_CPU = True  # as on an accelerator
 
     def pin(tensor: torch.Tensor) -> torch.Tensor:
         return tensor.pin_memory() if device.type == "cuda" else tensor
     rng = np.random.default_rng(0)
     rows: list[tuple] = []
-    print(f"torch {torch.__version__} on {torch.cuda.get_device_name(device)}; {repeats} repeats, "
-          f"{steps} steps each", flush=True) if device.type == "cuda" else print("bench_gpu: CPU smoke run")
+    if device.type == "cuda":
+        print(f"torch {torch.__version__} on {torch.cuda.get_device_name(device)}; {repeats} repeats, "
+              f"{steps} steps each", flush=True)
+    else:
+        print("bench_gpu: kernel launches per step, counted on the CPU" if counting else "bench_gpu: CPU smoke run")
 
-    def compare(name: str, unit_examples: int, cases: dict) -> None:
-        """Interleaves `cases` (name -> timed callable), reports examples/s medians."""
+    def compare(name: str, batch: int, case_steps: int, cases: dict) -> None:
+        """Interleaves `cases` (name -> callable running `case_steps` steps of `batch`
+        examples), reports examples/s medians (or, counting, kernels and reads per step)."""
+        unit_examples = batch * case_steps
         for fn in cases.values():  # warm-up: first-use caches, cuDNN autotune, builds
             fn()
+        if counting:
+            counts = {}
+            for key, fn in cases.items():
+                with _KernelCount() as count:
+                    fn()
+                counts[key] = (count.kernels / case_steps, count.reads / case_steps)
+            keys = list(cases)
+            (ours, ours_reads), (base, base_reads) = counts[keys[0]], counts[keys[-1]]
+            rows.append((name, ours, base, ours_reads, base_reads))
+            print(f"  {name}: {ours:.1f} vs {base:.1f} kernels/step, {ours_reads:.2f} vs {base_reads:.2f} "
+                  "reads/step", flush=True)
+            return
         times: dict = {k: [] for k in cases}
         for _ in range(repeats):
             for key, fn in cases.items():
@@ -116,10 +172,10 @@ def main() -> int:
                           tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         torch_mlp = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),
                                         torch.nn.Linear(512, 10)).to(device)
-        loop = torch_loop(torch_mlp, torch.optim.SGD(torch_mlp.parameters(), 0.01),
+        loop = torch_loop(torch_mlp, torch.optim.SGD(torch_mlp.parameters(), 0.01, **foreach),
                           pin(torch.from_numpy(x784[:n])), pin(torch.from_numpy(y10[:n])),
                           batch, steps, device)
-        compare(f"fit MLP 784-512-10, batch {batch}", n, {
+        compare(f"fit MLP 784-512-10, batch {batch}", batch, steps, {
             "keras fit": lambda b=batch, n=n, m=keras_mlp: m.fit(x784[:n], y10[:n], batch_size=b, epochs=1,
                                                             verbose=0, shuffle=False),
             "torch loop": loop})
@@ -138,9 +194,9 @@ def main() -> int:
         torch.nn.Conv2d(3, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
         torch.nn.Conv2d(32, 64, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(),
         torch.nn.Linear(64 * 6 * 6, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(device)
-    compare("fit CNN, batch 128", n, {
+    compare("fit CNN, batch 128", batch, n // batch, {
         "keras fit": lambda: keras_cnn.fit(ximg, yimg, batch_size=batch, epochs=1, verbose=0, shuffle=False),
-        "torch loop": torch_loop(torch_cnn, torch.optim.Adam(torch_cnn.parameters()),
+        "torch loop": torch_loop(torch_cnn, torch.optim.Adam(torch_cnn.parameters(), **foreach),
                                  pin(torch.from_numpy(ximg).permute(0, 3, 1, 2).contiguous()),
                                  pin(torch.from_numpy(yimg)), batch, n // batch, device)})
 
@@ -168,9 +224,9 @@ def main() -> int:
 
     custom = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp(), config=config)
     mlp20 = torch.nn.Sequential(torch.nn.Linear(20, 256), torch.nn.ReLU(), torch.nn.Linear(256, 2)).to(device)
-    raw20 = torch_loop(mlp20, torch.optim.Adam(mlp20.parameters()), pin(torch.from_numpy(x20)),
+    raw20 = torch_loop(mlp20, torch.optim.Adam(mlp20.parameters(), **foreach), pin(torch.from_numpy(x20)),
                        pin(torch.from_numpy(y2)), batch, est_steps, device)
-    compare("Estimator custom model_fn, batch 256", batch * est_steps, {
+    compare("Estimator custom model_fn, batch 256", batch, est_steps, {
         "estimator": lambda: custom.train(dataset_fn({"x": x20}), steps=est_steps), "torch loop": raw20})
 
     columns20 = {f"f{i}": x20[:, i] for i in range(20)}
@@ -178,9 +234,9 @@ def main() -> int:
                                      model_dir=tempfile.mkdtemp(), config=config)
     dnn_torch = torch.nn.Sequential(torch.nn.Linear(20, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256),
                                     torch.nn.ReLU(), torch.nn.Linear(256, 2)).to(device)
-    compare("DNNClassifier [256, 256], 20 numeric, batch 256", batch * est_steps, {
+    compare("DNNClassifier [256, 256], 20 numeric, batch 256", batch, est_steps, {
         "estimator": lambda: dnn.train(dataset_fn(columns20), steps=est_steps),
-        "torch loop": torch_loop(dnn_torch, torch.optim.Adagrad(dnn_torch.parameters(), 0.05),
+        "torch loop": torch_loop(dnn_torch, torch.optim.Adagrad(dnn_torch.parameters(), 0.05, **foreach),
                                  pin(torch.from_numpy(x20)), pin(torch.from_numpy(y2)),
                                  batch, est_steps, device)})
 
@@ -209,7 +265,7 @@ def main() -> int:
             return self.deep(torch.cat([self.embed(idx), dense], 1)) + self.wide(idx)
 
     wd = WideDeep().to(device)
-    wd_opt = torch.optim.Adagrad(wd.parameters(), 0.05)
+    wd_opt = torch.optim.Adagrad(wd.parameters(), 0.05, **foreach)
     x5 = pin(torch.from_numpy(x20[:, :5]))
     y2t = pin(torch.from_numpy(y2))
 
@@ -222,13 +278,13 @@ def main() -> int:
             loss.backward()
             wd_opt.step()
 
-    compare("wide & deep (vocab + hash + 5 numeric), batch 256", batch * est_steps, {
+    compare("wide & deep (vocab + hash + 5 numeric), batch 256", batch, est_steps, {
         "estimator": lambda: wide_deep.train(dataset_fn(wide_features), steps=est_steps),
         "torch loop": wd_loop})
 
     # 7. mixed_bfloat16 vs float32, MLP 4096-4096-4096, batch 1024
-    batch, mp_steps = (64, 2) if smoke else (1024, max(steps // 6, 20))
-    width = 256 if smoke else 4096
+    batch, mp_steps = (64, 2) if smoke else (64, 20) if counting else (1024, max(steps // 6, 20))
+    width = 256 if smoke or counting else 4096
     xbig = rng.standard_normal((batch * 4, width), dtype=np.float32)
     ybig = rng.integers(0, width, batch * 4)
     mp = tf.keras.mixed_precision
@@ -247,14 +303,20 @@ def main() -> int:
     torch_big = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
                                     torch.nn.ReLU(), torch.nn.Linear(width, width)).to(device)
     xt, yt = pin(torch.from_numpy(xs)), pin(torch.from_numpy(ys))
-    big_opt = torch.optim.SGD(torch_big.parameters(), 0.01)
+    big_opt = torch.optim.SGD(torch_big.parameters(), 0.01, **foreach)
     for policy, dtype in (("float32", None), ("mixed_bfloat16", torch.bfloat16)):
-        compare(f"fit MLP 4096x3 {policy}, batch 1024", batch * mp_steps, {
+        compare(f"fit MLP {width}x3 {policy}, batch {batch}", batch, mp_steps, {
             "keras fit": lambda p=policy: big_models[p].fit(xs, ys, batch_size=batch, epochs=1, verbose=0,
                                                             shuffle=False),
             "torch loop": torch_loop(torch_big, big_opt, xt, yt, batch, mp_steps, device, dtype)})
 
     print()
+    if counting:
+        print(f"{'case (per step, counted on the CPU)':52s} {'ours kernels':>12s} {'torch kernels':>13s} "
+              f"{'ours reads':>10s} {'torch reads':>11s}")
+        for name, ours, base, ours_reads, base_reads in rows:
+            print(f"{name:52s} {ours:12.1f} {base:13.1f} {ours_reads:10.2f} {base_reads:11.2f}")
+        return 0
     print(f"{'case':52s} {'ours ex/s':>12s} {'torch ex/s':>12s} {'ratio':>7s}")
     for name, ours, base, ratio, _, _ in rows:
         print(f"{name:52s} {ours:12,.0f} {base:12,.0f} {ratio:7.2f}")
