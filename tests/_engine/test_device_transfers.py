@@ -191,6 +191,25 @@ def test_prefetch_to_device_moves_elements(monkeypatch):
         tf.data.experimental.prefetch_to_device(0)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_prefetch_to_device_copies_on_its_own_stream_and_the_step_reads_whole_batches():
+    """The copy runs on a stream of its own; a step that reads each batch on the training stream
+    while the next ones are copied sees every batch whole (the copy waited for, its memory not
+    reused while the step still reads it)."""
+    n, width = 64, 1 << 16
+    rows = np.arange(n, dtype=np.float32)[:, None] * np.ones((1, width), np.float32)
+    ds = tf.data.Dataset.from_tensor_slices(rows).batch(1).apply(
+        tf.data.experimental.prefetch_to_device("/gpu:0", buffer_size=4))
+    seen = []
+    for i, batch in enumerate(ds):
+        assert batch.device.type == "cuda"
+        big = torch.randn(2048, 2048, device=batch.device)
+        for _ in range(4):  # keep the training stream busy while the next copies run
+            big = big @ big / 2048
+        seen.append((batch.sum() / width - i).abs().max())
+    assert float(torch.stack(seen).max()) == 0.0
+
+
 def test_tf_device_block_chooses_the_training_device(monkeypatch):
     monkeypatch.setenv("TORCHESTIMATOR_DEVICE", "meta")
     assert loop.default_device() == META

@@ -21,6 +21,7 @@ import torch
 from torchestimator._dtypes import TensorSpec, dtype_name
 from torchestimator._engine.loop import to_device
 from torchestimator._ops.control_ops import _context
+from torchestimator.data import structure
 from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.element_list import from_list as make
@@ -290,8 +291,9 @@ def at(dataset: Dataset, index: int) -> Any:
 def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Transformation:
     """A transformation copying each element of a dataset to `target_device` (TF's
     `copy_to_device`): tensors move there (from pinned memory, without blocking, to a GPU) on
-    the input's background thread; strings stay on the host. A GPU that is not there means the
-    host (TF's soft placement)."""
+    the input's background thread, on a CUDA stream of their own that overlaps the training
+    step's kernels; strings stay on the host. A GPU that is not there means the host (TF's soft
+    placement)."""
     if not isinstance(target_device, str):
         raise TypeError(f"`target_device` must be a device string; received {target_device!r}")
     if not isinstance(source_device, str):
@@ -301,8 +303,9 @@ def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Transfo
 
 def prefetch_to_device(device: str, buffer_size: int | None = None) -> Transformation:
     """A transformation prefetching each element to `device`, `buffer_size` deep (None: chosen
-    automatically), as TF's `prefetch_to_device`: the copy to the device overlaps the training
-    step; it must be the dataset's last transformation."""
+    automatically), as TF's `prefetch_to_device`: the copy to the device (on a background thread
+    and, to a GPU, a CUDA stream of its own) overlaps the training step; it must be the
+    dataset's last transformation."""
     if not isinstance(device, str):
         raise TypeError(f"`device` must be a device string; received {device!r}")
     return lambda ds: _on_device(ds, device, AUTOTUNE if buffer_size is None else buffer_size)
@@ -312,11 +315,39 @@ def _on_device(ds: Dataset, device_name: str, buffer_size: int) -> Dataset:
     device = _context._resolve_device(device_name)  # looked up per call: tests replace it
     if device.type == "cpu":
         return ds.prefetch(buffer_size)
-
-    def move(*components: Any) -> Any:
-        return to_device(components if len(components) > 1 else components[0], device)
+    if device.type == "cuda":
+        move = _cuda_copier(device)
+    else:
+        def move(*components: Any) -> Any:
+            return to_device(components if len(components) > 1 else components[0], device)
 
     return ds.map(move).prefetch(buffer_size)
+
+
+def _cuda_copier(device: torch.device) -> Callable[..., Any]:
+    """The map function of `prefetch_to_device`/`copy_to_device` to a CUDA device, run on the
+    prefetch's thread: each element is copied from pinned memory on a CUDA stream of its own,
+    so the copy overlaps the kernels of the step running on the training stream (the stream
+    current where the pipeline is built). The thread waits for its copy to end before handing
+    the element on, so the step needs no wait; each tensor is marked as used by the training
+    stream (`record_stream`), so that its memory is not given to the next copy while the step
+    still reads it."""
+    training = torch.cuda.current_stream(device)
+    streams: list = []  # the copy stream, made on first use (on the pipeline's thread)
+
+    def move(*components: Any) -> Any:
+        if not streams:
+            streams.append(torch.cuda.Stream(device))
+        copying = streams[0]
+        with torch.cuda.stream(copying):
+            moved = to_device(components if len(components) > 1 else components[0], device)
+        for leaf in structure.flatten(moved):
+            if isinstance(leaf, torch.Tensor) and leaf.is_cuda:
+                leaf.record_stream(training)
+        copying.synchronize()
+        return moved
+
+    return move
 
 
 def enable_debug_mode() -> None:
