@@ -91,6 +91,20 @@ def test_grad_mode():
     assert modes[2:] == [False, ("consumer", True), False, ("consumer", True)]
 
 
+def test_the_consumer_of_the_generator_runs_outside_the_loop():
+    """Checks made by predict's caller between steps are read at once: nothing would read them
+    back if they were deferred into a loop the caller may stop iterating."""
+    seen = []
+    steps = loop.iterate_steps(lambda b: seen.append(("step", loop.in_loop())) or b, range(3))
+    for _ in steps:
+        seen.append(("consumer", loop.in_loop()))
+        break
+    steps.close()
+    assert seen == [("step", True), ("consumer", False)]
+    assert not loop.in_loop()
+    assert list(loop.iterate_steps(lambda b: loop.in_loop(), range(2))) == [True, True]
+
+
 def test_run_steps_gives_the_caller_its_grad_mode_back():
     # run_steps enters the mode it is asked for without a context object when the caller is
     # already in it: the caller's mode must come back even when a step changes it, or raises.

@@ -334,7 +334,11 @@ def _loop(
             last = stop or (max_steps is not None and step >= max_steps)
             if last and getattr(_deferred, "checks", None):
                 flush_deferred_checks()
-            yield outputs
+            _deferred.loops -= 1  # the consumer's code (predict's caller) runs outside the loop:
+            try:  # its checks read back at once, not deferred into a loop that may never read them
+                yield outputs
+            finally:
+                _deferred.loops += 1
             if last:
                 return
     except BaseException:
