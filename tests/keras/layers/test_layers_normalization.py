@@ -2,6 +2,7 @@
 trainable=False), LayerNormalization, GroupNormalization, UnitNormalization."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -239,6 +240,10 @@ def _sync_bn_worker(rank, world_size, port, out_dir):
                    f"{out_dir}/rank{rank}.pt")
     finally:
         dist.destroy_process_group()
+    # torch 2.13's gloo worker can abort while the interpreter exits ("terminate called without
+    # an active exception", 2 in 40 spawns of a plain torch script here): leave once the result
+    # is written, without the interpreter's teardown
+    os._exit(0)
 
 
 @pytest.mark.slow
