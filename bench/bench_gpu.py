@@ -14,7 +14,8 @@ Usage: python3 bench/bench_gpu.py [--repeats N] [--quick] [--device cuda:0]
 the torch ops per step that would each be a kernel launch on a GPU (view ops and `detach` are
 not counted), and the read-backs to the host (`.item()` and the like: each a synchronization
 on a GPU). Ours defers its value checks as on an accelerator; the torch loops use the foreach
-optimizers that CUDA gets by default. Setup done in each timed call (the Estimator's restore
+optimizers that CUDA gets by default (torch's Adam and Adagrad read their step counts back, which
+CUDA keeps on the host: reads there, not synchronizations). Setup done in each timed call (the Estimator's restore
 and final checkpoint, fit's start) is counted and spread over the steps, as the timing spreads
 it. On a small model a GPU step costs about the launches it makes, so this is the CPU's view of
 the GPU ratio.

@@ -505,10 +505,19 @@ def _gpu(quick: bool, log) -> str:
         cuda = torch.cuda.is_available()
     except ImportError:
         cuda = False
-    if not cuda:
-        return "No GPU: CUDA is not available on this machine, so the GPU section (`bench/bench_gpu.py`) did not run."
+    script = os.path.join(ROOT, "bench", "bench_gpu.py")
+    if not cuda:  # the GPU cases counted on the CPU: kernel launches and read-backs per step
+        log("GPU: bench/bench_gpu.py --count-kernels (no CUDA)")
+        proc = subprocess.run([sys.executable, script, "--count-kernels"], capture_output=True, text=True,
+                              cwd=ROOT, timeout=1800)
+        table = proc.stdout[proc.stdout.find("case (per step"):] if proc.returncode == 0 else proc.stderr[-2000:]
+        return ("No GPU: CUDA is not available on this machine, so the GPU timings (`bench/bench_gpu.py`) did "
+                "not run. `python bench/bench_gpu.py --count-kernels` (exit "
+                f"{proc.returncode}) counts the same cases on the CPU instead: per step, the torch operations "
+                "that would each launch a kernel on a GPU, and the values read back to the host, "
+                "torchestimator against the hand-written loop:\n\n```\n" + table.strip() + "\n```")
     log("GPU: bench/bench_gpu.py")
-    cmd = [sys.executable, os.path.join(ROOT, "bench", "bench_gpu.py")] + (["--quick"] if quick else [])
+    cmd = [sys.executable, script] + (["--quick"] if quick else [])
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600)
     return ("`python bench/bench_gpu.py" + (" --quick" if quick else "") + f"` (exit {proc.returncode}), "
             "torchestimator against a hand-written loop on the same GPU:\n\n```\n"
