@@ -123,3 +123,34 @@ def test_categorical_batch_mean_declines_what_it_does_not_compute(kwargs, output
     y_pred = _softmax_output(logits) if output == "softmax" else torch.softmax(logits, -1)
     labels = torch.eye(3)[[0, 1, 2, 0]]
     assert _crossentropy.categorical_crossentropy_batch_mean(labels, y_pred, **kwargs) is None
+
+
+@pytest.mark.parametrize("from_logits", [True, False])
+@pytest.mark.parametrize("shape", [(16, 5), (4, 3, 5)])
+def test_sparse_crossentropy_batch_mean_equals_the_general_path(from_logits, shape):
+    """Sparse categorical crossentropy's mean is taken inside torch's kernel in fit's case (class
+    ids with a trailing 1, as fit aligns them): the same value and gradient as the per-label
+    losses' mean, for logits and probabilities, one and two leading axes."""
+    torch.manual_seed(0)
+    raw = torch.randn(*shape)
+    y_true = torch.randint(0, 5, shape[:-1] + (1,))
+    values = {}
+    for path in ("fast", "general"):
+        y_pred = (raw if from_logits else torch.softmax(raw, -1)).clone().requires_grad_()
+        loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=from_logits)
+        value = loss(y_true, y_pred) if path == "fast" else _general(loss, y_true, y_pred)
+        value.backward()
+        values[path] = (value.detach(), y_pred.grad)
+    torch.testing.assert_close(values["fast"][0], values["general"][0])
+    torch.testing.assert_close(values["fast"][1], values["general"][1])
+
+
+def test_sparse_crossentropy_with_ignore_class_keeps_its_masked_mean():
+    y_true = torch.tensor([[0], [9], [2], [9]])
+    y_pred = torch.log_softmax(torch.randn(4, 3), -1)
+    loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=9)
+    # Keras 2.15 (`apply_valid_mask`): the mean over the labels kept
+    kept = torch.nn.functional.cross_entropy(y_pred[[0, 2]], torch.tensor([0, 2]))
+    torch.testing.assert_close(loss(y_true, y_pred), kept)
+    with pytest.raises(ValueError, match="label value of 7"):
+        tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)(torch.tensor([[0], [7]]), y_pred[:2])
