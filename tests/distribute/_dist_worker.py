@@ -17,6 +17,7 @@ import os
 import sys
 
 import numpy as np
+import torch
 
 import torchestimator as tf
 
@@ -118,7 +119,7 @@ def run_estimator(kind: str, model_dir: str, out_dir: str, rank: int) -> dict:
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"), **weights)
     results = est.evaluate(input_fn_sharded_by_context(batch))
     return {"global_step": int(est._state.global_step), "is_chief": est.config.is_chief,
-            "eval": {k: float(v) for k, v in results.items()}}
+            "eval": {k: float(v) for k, v in results.items()}, "backend": _backend()}
 
 
 def run_keras(model_dir: str, out_dir: str, rank: int) -> dict:
@@ -139,7 +140,13 @@ def run_keras(model_dir: str, out_dir: str, rank: int) -> dict:
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"), *[w.numpy() for w in model.weights])
     evaluation = model.evaluate(x, y.astype("float32"), batch_size=16, verbose=0, return_dict=True)
     return {"history": {k: [float(v) for v in vs] for k, vs in history.history.items()},
-            "evaluate": {k: float(v) for k, v in evaluation.items()}}
+            "evaluate": {k: float(v) for k, v in evaluation.items()},
+            "weights_device": str(model.weights[0].device), "backend": _backend()}
+
+
+def _backend() -> str | None:
+    """The process group's torch.distributed backend (None without one)."""
+    return torch.distributed.get_backend() if torch.distributed.is_initialized() else None
 
 
 def run_keras_torchmetric(rank: int) -> dict:
