@@ -563,3 +563,34 @@ def test_argument_and_input_errors():
         layer(torch.randn(2, 5, 6))
     with pytest.raises(ValueError, match="0 time steps"):
         layers.GRU(3, reset_after=False)(torch.randn(2, 0, 4))
+
+
+def test_fused_kernels_get_their_weights_in_one_buffer():
+    """On a GPU the fused kernels get the converted weights as consecutive views of one buffer
+    from its start (cuDNN's flat layout, as `nn.LSTM.flatten_parameters` makes it); the kernel's
+    result and the gradients reaching the layer's own weights are those of the separate tensors."""
+    from torchestimator.keras.layers.rnn import _fused
+
+    torch.manual_seed(0)
+    units, features = 3, 2
+    kernel = torch.randn(features, 4 * units, requires_grad=True)
+    recurrent = torch.randn(units, 4 * units, requires_grad=True)
+    bias = torch.randn(4 * units, requires_grad=True)
+    x = torch.randn(5, 4, features)  # time-major
+    hx = (torch.zeros(1, 4, units), torch.zeros(1, 4, units))
+    results = []
+    for flat in (False, True):
+        params = [kernel.t(), recurrent.t(), bias, torch.zeros(4 * units)]
+        if flat:
+            params = _fused.one_buffer(params)
+            base = params[0].untyped_storage().data_ptr()
+            assert params[0].data_ptr() == base and all(p.is_contiguous() for p in params)
+            for before, after in zip(params, params[1:]):
+                assert after.data_ptr() == before.data_ptr() + before.numel() * before.element_size()
+            assert [p.shape for p in params] == [(4 * units, features), (4 * units, units), (4 * units,), (4 * units,)]
+        out = torch._VF.lstm(x, hx, params, True, 1, 0.0, True, False, False)[0]
+        grads = torch.autograd.grad(out.square().sum(), (kernel, recurrent, bias))
+        results.append((out.detach(), grads))
+    torch.testing.assert_close(results[0][0], results[1][0])
+    for a, b in zip(results[0][1], results[1][1]):
+        torch.testing.assert_close(a, b)

@@ -24,6 +24,15 @@ _KERNELS = {
 }
 
 
+def one_buffer(params: list[torch.Tensor]) -> list[torch.Tensor]:
+    """`params` copied, in order, into one new buffer (one copy for all of them), as consecutive
+    views from its start: the layout `nn.LSTM.flatten_parameters` gives cuDNN, which then runs on
+    that buffer instead of warning that the weights "are not part of single contiguous chunk of
+    memory" and compacting them into one again at every call. Differentiable in `params`."""
+    flat = torch.cat([p.reshape(-1) for p in params])
+    return [chunk.view(p.shape) for chunk, p in zip(flat.split([p.numel() for p in params]), params)]
+
+
 def right_padded_lengths(mask_tm: torch.Tensor) -> torch.Tensor | None:
     """Returns per-sample lengths if the time-major bool mask `(T, B)` is right-padded, else None."""
     steps = mask_tm.shape[0]
@@ -51,8 +60,8 @@ def run(
     would produce them.
     """
     kernel = _KERNELS[mode]
-    if x.device.type != "cpu":  # cuDNN views its weights flat: the transposed kernels as copies
-        params = [p.contiguous() for p in params]
+    if x.device.type != "cpu":  # cuDNN reads its weights from one buffer (the kernels transposed)
+        params = one_buffer(params)
     train = torch.is_grad_enabled()
     hx = tuple(s.unsqueeze(0) for s in states) if mode == "lstm" else states[0].unsqueeze(0)
     if lengths is None:
