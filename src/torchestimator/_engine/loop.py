@@ -36,6 +36,8 @@ _DONE = object()  # what the loop's generator gives when it has ended
 CHECK_EVERY_N_STEPS = 100
 # Tests set this to make the CPU behave as an accelerator does (checks deferred, not read back).
 DEFER_CHECKS_ON_CPU = False
+# The kept states of one deferred check are folded into one when this many are kept.
+_FOLD_AT = 64
 _deferred = threading.local()
 
 
@@ -221,10 +223,6 @@ def defer_check(key: Hashable, values: tuple, fold: Callable[[list[tuple]], tupl
     states.append(values)
     if len(states) >= _FOLD_AT:  # a loop that flushes seldom keeps a bounded list
         states[:] = [fold(states)]
-
-
-# Pending states of one deferred check are folded into one when this many are kept.
-_FOLD_AT = 64
 
 
 def fold_by(*reductions: Callable[..., torch.Tensor]) -> Callable[[list[tuple]], tuple]:
