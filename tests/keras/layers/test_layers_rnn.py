@@ -3,6 +3,7 @@ TimeDistributed — shapes, Keras weight layout and initialization, fused vs ste
 numerics, masking, states, dropout, configs and errors."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -594,3 +595,49 @@ def test_fused_kernels_get_their_weights_in_one_buffer():
     torch.testing.assert_close(results[0][0], results[1][0])
     for a, b in zip(results[0][1], results[1][1]):
         torch.testing.assert_close(a, b)
+
+
+def test_a_right_padded_mask_is_read_back_once_with_its_lengths():
+    """Whether the mask is right-padded and its lengths (for packing) come from one read-back;
+    a mask with every step present runs unmasked, any other mask takes the step loop."""
+    from torchestimator.keras.layers.rnn import _fused
+
+    right = torch.tensor([[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]], dtype=torch.bool).t()  # (T, B)
+    lengths = _fused.right_padded_lengths(right)
+    assert lengths.host.device.type == "cpu" and lengths.host.tolist() == [2, 4, 0]
+    assert lengths.device.tolist() == [2, 4, 0]
+    left = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 1]], dtype=torch.bool).t()
+    assert _fused.right_padded_lengths(left) is None
+
+    calls = []
+    real = _fused.run
+    try:
+        _fused.run = lambda *a, **k: calls.append(a[5]) or real(*a, **k)
+        x = on_default_device(torch.randn(2, 4, 3))
+        layers.LSTM(2)(x, mask=on_default_device(torch.ones(2, 4, dtype=torch.bool)))
+        layers.LSTM(2)(x, mask=on_default_device(left.t()))
+    finally:
+        _fused.run = real
+    assert calls == [None]  # all present: unmasked; left-padded: the step loop
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_masked_lstm_on_cuda_synchronizes_once_a_call():
+    """The mask's check and lengths are one read-back (they were four: the mask's `all`, its
+    right-padded test, the lengths for packing, and the empty rows)."""
+    x = torch.randn(8, 10, 4, device="cuda")
+    mask = torch.arange(10, device="cuda")[None] < torch.randint(1, 11, (8, 1), device="cuda")
+    layer = layers.LSTM(5, return_sequences=True)
+    layer(x, mask=mask)
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            layer(x, mask=mask).sum().backward()
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+    # ours: the one read-back of the mask's shape and lengths (torch's packing of the sequence
+    # copies its sort order to the GPU on its own)
+    ours = [w for w in caught if "synchronizing" in str(w.message) and "torchestimator" in w.filename]
+    assert len(ours) == 1 and ours[0].filename.endswith("_fused.py"), [(w.filename, w.lineno) for w in ours]

@@ -13,6 +13,8 @@ zeros and which leaves the state untouched.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
@@ -33,14 +35,25 @@ def one_buffer(params: list[torch.Tensor]) -> list[torch.Tensor]:
     return [chunk.view(p.shape) for chunk, p in zip(flat.split([p.numel() for p in params]), params)]
 
 
-def right_padded_lengths(mask_tm: torch.Tensor) -> torch.Tensor | None:
-    """Returns per-sample lengths if the time-major bool mask `(T, B)` is right-padded, else None."""
+class Lengths(NamedTuple):
+    """The per-sample lengths of a right-padded mask, on the host (for packing) and on the
+    mask's device (for the index arithmetic around the kernel)."""
+
+    host: torch.Tensor
+    device: torch.Tensor
+
+
+def right_padded_lengths(mask_tm: torch.Tensor) -> Lengths | None:
+    """Returns the per-sample lengths if the time-major bool mask `(T, B)` is right-padded (each
+    row: ones, then zeros), else None. One read-back from the device for both answers."""
     steps = mask_tm.shape[0]
     lengths = mask_tm.sum(0)
     expected = torch.arange(steps, device=mask_tm.device).unsqueeze(1) < lengths.unsqueeze(0)
-    if bool(torch.equal(expected, mask_tm)):
-        return lengths
-    return None
+    not_right_padded = (expected != mask_tm).any().reshape(1).to(lengths.dtype)
+    on_host = torch.cat([not_right_padded, lengths]).cpu()
+    if on_host[0]:
+        return None
+    return Lengths(on_host[1:], lengths)
 
 
 def run(
@@ -49,7 +62,7 @@ def run(
     states: list[torch.Tensor],
     params: list[torch.Tensor],
     has_biases: bool,
-    lengths: torch.Tensor | None,
+    lengths: Lengths | None,
     go_backwards: bool,
     zero_output_for_mask: bool,
 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -76,7 +89,7 @@ def run(
 def _run_padded(kernel, mode, x, hx, states, params, has_biases, lengths, go_backwards,
                 zero_output_for_mask, train):
     steps, batch = x.shape[0], x.shape[1]
-    lens = lengths.clamp(min=1)
+    lens = lengths.device.clamp(min=1)
     t_index = torch.arange(steps, device=x.device).unsqueeze(1)  # (T, 1)
     if go_backwards:
         # Keras flips the whole sequence (padding first); the state only sees the valid
@@ -84,7 +97,7 @@ def _run_padded(kernel, mode, x, hx, states, params, has_biases, lengths, go_bac
         rev = lens.unsqueeze(0) - 1 - t_index
         order = torch.where(rev >= 0, rev, t_index)
         x = x.gather(0, order.unsqueeze(-1).expand(-1, -1, x.shape[-1]))
-    packed = pack_padded_sequence(x, lens.cpu(), batch_first=False, enforce_sorted=False)
+    packed = pack_padded_sequence(x, lengths.host.clamp(min=1), batch_first=False, enforce_sorted=False)
     sorted_idx, unsorted_idx = packed.sorted_indices, packed.unsorted_indices
     if mode == "lstm":
         hx_sorted = tuple(h.index_select(1, sorted_idx) for h in hx)
@@ -106,9 +119,8 @@ def _run_padded(kernel, mode, x, hx, states, params, has_biases, lengths, go_bac
     elif not zero_output_for_mask:
         valid = t_index < lens.unsqueeze(0)
         out = torch.where(valid.unsqueeze(-1), out, final[0].unsqueeze(0))
-    empty = lengths == 0
-    if bool(empty.any()):
-        keep = ~empty
+    if bool((lengths.host == 0).any()):
+        keep = lengths.device != 0
         out = out * keep.view(1, batch, 1).to(out.dtype)
         final = [torch.where(keep.unsqueeze(1), f, s) for f, s in zip(final, states)]
     return out, final

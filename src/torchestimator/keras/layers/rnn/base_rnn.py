@@ -287,17 +287,20 @@ class RNN(Layer):
     def _run(
         self, x: torch.Tensor, states: list, mask_tm: torch.Tensor | None, training: bool
     ) -> tuple:
-        if mask_tm is not None and x.device.type != "meta" and bool(mask_tm.all()):
-            mask_tm = None
         cell = self.cell
         mode = cell._fused_mode(training) if isinstance(cell, _BuiltinCell) else None
-        if mode is not None and x.shape[0] > 0:
-            lengths = None
-            if mask_tm is not None:
+        fused = mode is not None and x.shape[0] > 0
+        lengths = None
+        if mask_tm is not None and x.device.type != "meta":
+            if fused:  # one read-back: is the mask right-padded, and the lengths for packing
                 lengths = _fused.right_padded_lengths(mask_tm)
-            if mask_tm is None or lengths is not None:
-                seq, states = self._fused_forward(mode, x, states, lengths, training)
-                return seq, seq[-1], states
+                if lengths is not None and bool((lengths.host == mask_tm.shape[0]).all()):
+                    mask_tm, lengths = None, None  # nothing masked
+            elif bool(mask_tm.all()):
+                mask_tm = None
+        if fused and (mask_tm is None or lengths is not None):
+            seq, states = self._fused_forward(mode, x, states, lengths, training)
+            return seq, seq[-1], states
         return self._loop(x, states, mask_tm, training)
 
     def _fused_forward(
