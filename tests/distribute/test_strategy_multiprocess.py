@@ -24,13 +24,13 @@ def test_two_processes_sharing_one_gpu_reduce_over_gloo(tmp_path):
     _check_custom_loop_results(tmp_path)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not (torch.cuda.is_available() and torch.distributed.is_nccl_available()),
                     reason="needs CUDA and NCCL")
 def test_a_world_of_one_on_nccl_trains_keras_and_an_estimator_on_the_gpu(tmp_path):
     """Issue 28: one process per GPU through torchrun's variables reduces over NCCL; what one GPU
     allows is a world of 1: `fit` under MultiWorkerMirroredStrategy and a custom-model_fn
-    Estimator under train_distribute, with the weights on the GPU."""
+    Estimator under train_distribute, with the weights on the GPU. Not marked slow: it runs only
+    on a GPU machine, whose default run (`tools/gpu_check.sh`) should include it."""
     env = {**torchrun_envs(1, free_port())[0], "TORCHESTIMATOR_DEVICE": "cuda"}
     for scenario in ("keras", "custom"):
         out, model_dir = tmp_path / scenario, tmp_path / f"{scenario}_model"
