@@ -621,6 +621,39 @@ def test_a_right_padded_mask_is_read_back_once_with_its_lengths():
     assert calls == [None]  # all present: unmasked; left-padded: the step loop
 
 
+def test_layers_given_the_same_mask_read_it_back_once():
+    """A Bidirectional layer's two directions and a stacked layer get the same mask object:
+    it is read back once; a new mask, or the same one changed in place, is read again."""
+    from torchestimator.keras.layers.rnn import _fused
+
+    reads = []
+    real = _fused._right_padded_lengths
+    x = on_default_device(torch.randn(3, 5, 4))
+    mask = on_default_device(torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0]], dtype=torch.bool))
+    model = layers.Bidirectional(layers.LSTM(2, return_sequences=True))
+    stacked = layers.LSTM(2)
+    try:
+        _fused._right_padded_lengths = lambda m: reads.append(m.shape) or real(m)
+        stacked(model(x, mask=mask), mask=mask)
+        assert len(reads) == 1
+        stacked(x, mask=mask.clone())
+        assert len(reads) == 2
+        same = mask.clone()
+        stacked(x, mask=same)
+        same[0, 4] = True  # changed in place: no longer right-padded the same way
+        expected = _loop_twin(stacked)
+        _copy_weights(stacked, expected, x)
+        torch.testing.assert_close(stacked(x, mask=same), expected(x, mask=same), atol=1e-5, rtol=1e-5)
+        assert len(reads) == 4
+        with torch.inference_mode():  # inference tensors have no version counter: read each time
+            frozen = mask.clone()
+            stacked(x, mask=frozen)
+            stacked(x, mask=frozen)
+        assert len(reads) == 6
+    finally:
+        _fused._right_padded_lengths = real
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_a_masked_lstm_on_cuda_synchronizes_once_a_call():
     """The mask's check and lengths are one read-back (they were four: the mask's `all`, its

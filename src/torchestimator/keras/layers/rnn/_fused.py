@@ -43,9 +43,30 @@ class Lengths(NamedTuple):
     device: torch.Tensor
 
 
+# The last mask read back and its answer: (mask, its identity, answer). The layers of a
+# `Bidirectional` and stacked recurrent layers get the same mask (Keras passes it on), so they
+# read it back once. Holding the mask keeps its memory from being reused by a later one.
+_last_mask: tuple | None = None
+
+
 def right_padded_lengths(mask_tm: torch.Tensor) -> Lengths | None:
     """Returns the per-sample lengths if the time-major bool mask `(T, B)` is right-padded (each
-    row: ones, then zeros), else None. One read-back from the device for both answers."""
+    row: ones, then zeros), else None. One read-back from the device for both answers, none for
+    the same mask again (unchanged since: the same memory, view and version)."""
+    global _last_mask
+    if mask_tm.is_inference():  # (no version counter to tell a changed mask by)
+        return _right_padded_lengths(mask_tm)
+    identity = (mask_tm.untyped_storage().data_ptr(), mask_tm.storage_offset(), tuple(mask_tm.shape),
+                mask_tm.stride(), mask_tm._version)
+    last = _last_mask
+    if last is not None and last[1] == identity and last[0].device == mask_tm.device:
+        return last[2]
+    answer = _right_padded_lengths(mask_tm)
+    _last_mask = (mask_tm, identity, answer)
+    return answer
+
+
+def _right_padded_lengths(mask_tm: torch.Tensor) -> Lengths | None:
     steps = mask_tm.shape[0]
     lengths = mask_tm.sum(0)
     expected = torch.arange(steps, device=mask_tm.device).unsqueeze(1) < lengths.unsqueeze(0)
