@@ -18,6 +18,8 @@ from typing import NamedTuple
 import torch
 from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
+from torchestimator import _torch_private
+
 _KERNELS = {
     "lstm": torch._VF.lstm,
     "gru": torch._VF.gru,
@@ -31,7 +33,7 @@ def one_buffer(params: list[torch.Tensor]) -> list[torch.Tensor]:
     views from its start: the layout `nn.LSTM.flatten_parameters` gives cuDNN, which then runs on
     that buffer instead of warning that the weights "are not part of single contiguous chunk of
     memory" and compacting them into one again at every call. Differentiable in `params`."""
-    flat = torch.cat([p.reshape(-1) for p in params])
+    flat = _torch_private.flatten_dense_tensors(params)
     return [chunk.view(p.shape) for chunk, p in zip(flat.split([p.numel() for p in params]), params)]
 
 
@@ -57,7 +59,7 @@ def right_padded_lengths(mask_tm: torch.Tensor) -> Lengths | None:
     if mask_tm.is_inference():  # (no version counter to tell a changed mask by)
         return _right_padded_lengths(mask_tm)
     identity = (mask_tm.untyped_storage().data_ptr(), mask_tm.storage_offset(), tuple(mask_tm.shape),
-                mask_tm.stride(), mask_tm._version)
+                mask_tm.stride(), _torch_private.version(mask_tm))
     last = _last_mask
     if last is not None and last[1] == identity and last[0].device == mask_tm.device:
         return last[2]
