@@ -333,12 +333,9 @@ def _cuda_copier(device: torch.device) -> Callable[..., Any]:
     stream (`record_stream`), so that its memory is not given to the next copy while the step
     still reads it."""
     training = torch.cuda.current_stream(device)
-    streams: list = []  # the copy stream, made on first use (on the pipeline's thread)
+    copying = torch.cuda.Stream(device)
 
     def move(*components: Any) -> Any:
-        if not streams:
-            streams.append(torch.cuda.Stream(device))
-        copying = streams[0]
         with torch.cuda.stream(copying):
             moved = to_device(components if len(components) > 1 else components[0], device)
         for leaf in structure.flatten(moved):
