@@ -70,3 +70,34 @@ def test_a_masked_result_still_weighs_by_its_mask():
     metric = tf.keras.metrics.MeanMetricWrapper(masked_matches, name="m")
     metric.update_state(torch.tensor([[1.0], [1.0], [0.0], [0.0]]), torch.tensor([[0.9], [0.9], [0.9], [0.1]]))
     assert float(metric.count) == 3.0 and float(metric.result()) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.bool])
+def test_sparse_categorical_accuracy_on_class_ids_gives_the_general_paths_state(dtype):
+    torch.manual_seed(0)
+    classes = 2 if dtype is torch.bool else 5
+    y_pred = torch.randn(40, classes)
+    y_pred[3] = float("nan")  # a NaN row: argmax's answer, as in the general path
+    y_pred[4] = 0.0  # a tie: the first class
+    y_true = torch.randint(0, classes, (40, 1)).to(dtype)
+    for _ in range(2):
+        fast, general = _both(tf.keras.metrics.SparseCategoricalAccuracy, y_true, y_pred)
+        _assert_same_state(fast, general)
+
+
+def test_sparse_categorical_accuracy_fast_path_on_sequences_and_labels_out_of_range():
+    torch.manual_seed(1)
+    y_pred = torch.randn(6, 7, 4)  # (batch, time, classes) against (batch, time, 1) ids
+    y_true = torch.randint(-1, 6, (6, 7, 1))  # -1, 4 and 5 match no class
+    fast, general = _both(tf.keras.metrics.SparseCategoricalAccuracy, y_true, y_pred)
+    _assert_same_state(fast, general)
+    expected = _functions.sparse_categorical_matches(y_true.float(), y_pred)
+    assert float(fast.total) == float(expected.sum()) and float(fast.count) == 42.0
+
+
+def test_sparse_categorical_accuracy_on_float_labels_keeps_the_functions_comparison():
+    y_true = torch.tensor([[1.0], [0.5], [2.0]])  # 0.5 is no class id: no match
+    y_pred = torch.tensor([[0.1, 0.9, 0.0], [0.9, 0.1, 0.0], [0.0, 0.1, 0.9]])
+    fast, general = _both(tf.keras.metrics.SparseCategoricalAccuracy, y_true, y_pred)
+    _assert_same_state(fast, general)
+    assert float(fast.result()) == pytest.approx(2 / 3)

@@ -18,7 +18,7 @@ from torchestimator.keras.losses._utils import (
     squeeze_or_expand_dimensions,
     to_tensor,
 )
-from torchestimator.keras.metrics._functions import categorical_accuracy
+from torchestimator.keras.metrics._functions import categorical_accuracy, sparse_categorical_matches
 from torchestimator.keras.metrics._metric import Metric
 
 #: `tf.keras.metrics.get`, which `metrics/_lookup.py` registers when it loads (`keras.metrics`'s
@@ -166,6 +166,15 @@ def _fn_reference(fn: Any) -> Any:
     return getattr(fn, "_registered_name", None) or getattr(fn, "__name__", None)
 
 
+#: Integers up to this are float32 values exactly.
+_FLOAT32_EXACT = 2**24
+
+
+def _are_class_ids(labels: torch.Tensor) -> bool:
+    """Whether `labels` hold integer class ids (an integer or bool dtype)."""
+    return not (labels.is_floating_point() or labels.is_complex())
+
+
 class MeanMetricWrapper(Mean):
     """Wraps a stateless metric function with the Mean metric.
 
@@ -217,6 +226,16 @@ class MeanMetricWrapper(Mean):
             if true_ids is None:
                 true_ids = torch.argmax(y_true, dim=-1)
             hits = torch.argmax(y_pred, dim=-1) == true_ids
+            self.total.add_(hits.sum(dtype=dtype))
+            self.count.add_(float(hits.numel()))
+            return True
+        if (self._fn is sparse_categorical_matches and not self._fn_kwargs and y_pred.ndim
+                and _are_class_ids(y_true) and y_true.shape[-1] == 1
+                and y_true.shape[:-1] == y_pred.shape[:-1] and y_pred.shape[-1] <= _FLOAT32_EXACT):
+            # `sparse_categorical_matches`' count of hits without its three casts: integer ids
+            # against the argmax's, equal exactly where Keras' float32 comparison is equal (every
+            # class id below 2**24 is a float32; a label at or above it matches no class either way)
+            hits = torch.argmax(y_pred, dim=-1) == y_true.squeeze(-1)
             self.total.add_(hits.sum(dtype=dtype))
             self.count.add_(float(hits.numel()))
             return True
