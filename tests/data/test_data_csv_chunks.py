@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import torchestimator as tf
-from torchestimator.data import csv_reader
+from torchestimator.data import background, csv_reader
 from torchestimator.data.csv_rows import REQUIRED, CsvFormat
 
 # Quoted fields with commas, doubled quotes and line breaks; empty fields; a missing value
@@ -180,7 +180,10 @@ def test_reading_csv_does_not_import_pandas_or_pyarrow_compute(tmp_path):
     assert out.stdout.split() == ["3", "False", "False", "False"]
 
 
-def test_shuffled_csv_reads_ahead_and_stops_its_threads(tmp_path):
+def test_shuffled_csv_reads_ahead_and_stops_its_threads(tmp_path, monkeypatch):
+    # every input proves costly at its second element: the final prefetch runs on a thread
+    monkeypatch.setattr(background, "COSTLY_ELEMENT_S", 0.0)
+    monkeypatch.setattr(background, "COST_WINDOW", 1)
     path = tmp_path / "t.csv"
     path.write_text("a,b\n" + "".join(f"{i},s{i % 7}\n" for i in range(3000)))
     baseline = {t.ident for t in threading.enumerate()}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torchestimator as tf
-from torchestimator.data import Dataset
+from torchestimator.data import Dataset, background
 
 
 def data_threads():
@@ -34,17 +34,69 @@ def test_prefetch_yields_the_same_elements():
         ds.prefetch(-5)
 
 
-def test_breaking_out_of_a_prefetched_loop_stops_its_threads():
+def _costly_at_once(monkeypatch):
+    """Every prefetched input proves costly at its second element (a thread from the third on)."""
+    monkeypatch.setattr(background, "COSTLY_ELEMENT_S", 0.0)
+    monkeypatch.setattr(background, "COST_WINDOW", 1)
+
+
+def test_breaking_out_of_a_prefetched_loop_stops_its_threads(monkeypatch):
+    _costly_at_once(monkeypatch)
     ds = Dataset.range(10**9).map(lambda x: x + 1).prefetch(4).prefetch(2)
     for i, _ in enumerate(ds):
         if i == 5:
+            assert data_threads()
             break
     gc.collect()
     assert wait_no_threads() == []
-    it = iter(Dataset.range(10**9).prefetch(3))
-    next(it)
+    it = iter(Dataset.range(10**9).map(lambda x: x * 2).prefetch(3))
+    for _ in range(3):  # the first element, one timed window, then the thread
+        next(it)
     assert data_threads()
     it.close()
+    assert wait_no_threads() == []
+
+
+def test_a_cheap_input_is_prefetched_in_the_consumers_thread():
+    ds = Dataset.range(1000).batch(8).prefetch(tf.data.AUTOTUNE)
+    it = iter(ds)
+    got = [next(it).tolist() for _ in range(100)]
+    assert not data_threads()  # slices of a range cost less than a handoff
+    assert got + [b.tolist() for b in it] == [b.tolist() for b in Dataset.range(1000).batch(8)]
+
+
+def test_a_costly_input_moves_to_a_thread_after_its_first_window():
+    consumer = threading.get_ident()
+    where = []
+
+    def slow(x):  # 4 times the cost that makes an input worth a thread
+        where.append(threading.get_ident())
+        time.sleep(4 * background.COSTLY_ELEMENT_S)
+        return x * 2
+
+    ds = Dataset.range(60).map(lambda x: tf.py_function(slow, [x], tf.int64)).prefetch(2)
+    it = iter(ds)
+    got = [int(next(it)) for _ in range(1 + background.COST_WINDOW)]
+    assert set(where) == {consumer}  # the first element and one timed window: here
+    got += [int(x) for x in it]
+    assert got == [2 * i for i in range(60)]
+    assert set(where[1 + background.COST_WINDOW:]) - {consumer}  # then ahead, on a thread
+    assert wait_no_threads() == []
+
+
+def test_errors_after_the_move_to_a_thread_reach_the_caller(monkeypatch):
+    _costly_at_once(monkeypatch)
+
+    def gen():
+        yield from range(5)
+        raise ValueError("broken generator")
+
+    ds = Dataset.from_generator(gen, output_signature=tf.TensorSpec((), tf.int64)).prefetch(2)
+    got = []
+    with pytest.raises(ValueError, match="broken generator"):
+        for x in ds:
+            got.append(int(x))
+    assert got == list(range(5))
     assert wait_no_threads() == []
 
 

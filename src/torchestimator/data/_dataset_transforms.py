@@ -266,7 +266,10 @@ class TransformsMixin:
     def prefetch(self, buffer_size: int, name: str | None = None) -> Dataset:
         """Runs the pipeline ahead on a background thread, `buffer_size` elements deep.
 
-        `tf.data.AUTOTUNE` picks the depth; 0 disables prefetching.
+        `tf.data.AUTOTUNE` picks the depth; 0 disables prefetching. The thread starts once
+        the input proves to cost more per element than handing an element between threads;
+        until then (an in-memory pipeline of slices and batches: always) the elements are
+        produced in the consumer's thread, which under Python's GIL is faster.
         """
         from torchestimator.data.prefetching import (  # lazy: subclass (data.prefetching subclasses TransformsMixin, which builds it)
             PrefetchDataset,

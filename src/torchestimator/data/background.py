@@ -2,7 +2,8 @@
 
 `BackgroundIterator` drains an iterator on a daemon thread into a bounded
 queue (the engine of `prefetch`, of parallel file reads and of parallel
-`interleave`). `parallel_map` applies a function on a thread pool, keeping
+`interleave`); `prefetched_when_costly` starts one only once the input proves to cost more
+than the handoff. `parallel_map` applies a function on a thread pool, keeping
 input order unless told otherwise. Closing the consumer (breaking out of a
 loop, garbage collection, `close()`) stops the threads and joins them.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent import futures
@@ -118,6 +120,49 @@ def prefetched(make_iterator: Callable[[], Iterable], depth: int) -> Iterator:
         yield from it
     finally:
         it.close()
+
+
+#: The mean time an element may take to produce and still be produced in the consumer's thread
+#: by `prefetched_when_costly`. Handing an element from a thread costs about as much: a wakeup,
+#: and the GIL passed back and forth each time the consumer's torch ops release it.
+COSTLY_ELEMENT_S = 50e-6
+#: Elements timed per look at an input's cost (`prefetched_when_costly`).
+COST_WINDOW = 16
+
+
+def prefetched_when_costly(make_iterator: Callable[[], Iterable], depth: int) -> Iterator:
+    """`prefetched(make_iterator, depth)` from the first window of `COST_WINDOW` elements whose
+    production took more than `COSTLY_ELEMENT_S` each on average; until then the elements are
+    produced in the consumer's thread and timed (the first one, which carries a pass's setup --
+    opening files, filling a shuffle buffer -- is not). An input whose elements cost
+    microseconds (in-memory slices and batches) is faster without a thread: under the GIL a
+    thread overlaps only what releases it, and each handoff costs more than producing the
+    element. Closing the generator closes the input (and stops the thread, once there is one)."""
+    it = iter(make_iterator())
+    try:
+        try:
+            first = next(it)
+        except StopIteration:
+            return
+        yield first
+        clock = time.perf_counter
+        budget = COSTLY_ELEMENT_S * COST_WINDOW
+        spent = budget  # no window timed yet
+        while spent <= budget:
+            spent = 0.0
+            for _ in range(COST_WINDOW):
+                start = clock()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                spent += clock() - start
+                yield item
+        yield from prefetched(lambda: it, depth)
+    finally:
+        close = getattr(it, "close", None)
+        if close is not None:
+            close()
 
 
 def parallel_map(fn: Callable[[Any], Any], items: Iterator, workers: int,

@@ -315,8 +315,8 @@ def _pipeline(files: list[str], read: Any, spec: Any, batch_size: int, num_epoch
                               deterministic=not as_bool("sloppy", sloppy))
     if shuffle:
         # The shuffle buffer's gathers and scatters run on their own thread while the next
-        # chunk is parsed (one thread would do both in turn).
-        ds = PrefetchDataset(ds, _READ_AHEAD)
+        # chunk is parsed (one thread would do both in turn; PyArrow's parse releases the GIL).
+        ds = PrefetchDataset(ds, _READ_AHEAD, always_threaded=True)
         ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
     if num_epochs != 1:
         ds = ds.repeat(num_epochs)

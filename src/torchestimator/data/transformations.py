@@ -26,6 +26,7 @@ from torchestimator.data.constants import AUTOTUNE, INFINITE_CARDINALITY, UNKNOW
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.element_list import from_list as make
 from torchestimator.data.grouping import GroupByReducerDataset, Reducer
+from torchestimator.data.prefetching import PrefetchDataset
 from torchestimator.data.validation import as_bool, as_callable, as_int
 from torchestimator.errors import OutOfRangeError
 
@@ -315,11 +316,12 @@ def _on_device(ds: Dataset, device_name: str, buffer_size: int) -> Dataset:
     device = _context._resolve_device(device_name)  # looked up per call: tests replace it
     if device.type == "cpu":
         return ds.prefetch(buffer_size)
-    if device.type == "cuda":
-        move = _cuda_copier(device)
-    else:
-        def move(*components: Any) -> Any:
-            return to_device(components if len(components) > 1 else components[0], device)
+    if device.type == "cuda":  # the copy overlaps the step from the first element: a thread
+        depth = as_int("buffer_size", buffer_size, 0, allow=(AUTOTUNE,))
+        return PrefetchDataset(ds.map(_cuda_copier(device)), depth, always_threaded=True)
+
+    def move(*components: Any) -> Any:
+        return to_device(components if len(components) > 1 else components[0], device)
 
     return ds.map(move).prefetch(buffer_size)
 
