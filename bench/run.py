@@ -511,11 +511,20 @@ def _gpu(quick: bool, log) -> str:
         proc = subprocess.run([sys.executable, script, "--count-kernels"], capture_output=True, text=True,
                               cwd=ROOT, timeout=1800)
         table = proc.stdout[proc.stdout.find("case (per step"):] if proc.returncode == 0 else proc.stderr[-2000:]
+        log("GPU: bench/bench_host_overhead.py (no CUDA)")
+        host_cmd = [sys.executable, os.path.join(ROOT, "bench", "bench_host_overhead.py")]
+        host = subprocess.run(host_cmd + (["--repeats", "3"] if quick else []), capture_output=True,
+                              text=True, cwd=ROOT, timeout=1800)
+        host_table = (host.stdout[host.stdout.find("Host time per step"):] if host.returncode == 0
+                      else host.stderr[-2000:])
         return ("No GPU: CUDA is not available on this machine, so the GPU timings (`bench/bench_gpu.py`) did "
                 "not run. `python bench/bench_gpu.py --count-kernels` (exit "
                 f"{proc.returncode}) counts the same cases on the CPU instead: per step, the torch operations "
                 "that would each launch a kernel on a GPU, and the values read back to the host, "
-                "torchestimator against the hand-written loop:\n\n```\n" + table.strip() + "\n```")
+                "torchestimator against the hand-written loop:\n\n```\n" + table.strip() + "\n```\n\n"
+                "A small model's GPU step is bound by the host work that queues its kernels. "
+                f"`python bench/bench_host_overhead.py` (exit {host.returncode}) times that work on the "
+                "CPU, on models too small to compute anything:\n\n```\n" + host_table.strip() + "\n```")
     log("GPU: bench/bench_gpu.py")
     cmd = [sys.executable, script] + (["--quick"] if quick else [])
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=3600)
