@@ -215,7 +215,7 @@ def defer_check(key: Hashable, values: tuple, fold: Callable[[list[tuple]], tupl
     """
     pending = _deferred.__dict__.setdefault("checks", {})
     entry = pending.get(key)
-    values = tuple(v.detach() for v in values)
+    values = tuple(v.detach() if v.requires_grad else v for v in values)
     if entry is None:
         pending[key] = ([values], fold, verdict)
         return
@@ -251,7 +251,7 @@ def check_value_range(values: torch.Tensor, key: Hashable,
     True is returned: the caller clamps the values into range meanwhile. Outside it the range is
     read back at once and the exception raised at once; returns False.
     """
-    low, high = torch.aminmax(values.detach())
+    low, high = torch.aminmax(values.detach() if values.requires_grad else values)
     if in_loop():
         defer_check(key, (low, high), fold_range, verdict)
         return True

@@ -348,9 +348,9 @@ def _sparse_logits_and_ids(y_true: Any, y_pred: Any, from_logits: bool, axis: in
             f"per prediction row, i.e. shape {tuple(lead_shape)} or {tuple(lead_shape) + (1,)}. "
             "For one-hot labels use categorical_crossentropy."
         )
-    given = target.reshape(-1)
-    target = given.long()
-    flat = output.reshape(-1, num_classes)
+    given = target.reshape(-1) if target.dim() != 1 else target
+    target = given.long() if given.dtype != torch.int64 else given
+    flat = output.reshape(-1, num_classes) if rank != 2 else output  # a view costs, with autograd
     if target.numel() and not loop.defers_checks(target.device):
         invalid = (target < 0) | (target >= num_classes)
         if ignore_class is not None:
