@@ -191,6 +191,36 @@ def test_prefetch_to_device_moves_elements(monkeypatch):
         tf.data.experimental.prefetch_to_device(0)
 
 
+def test_prefetch_to_a_cuda_device_copies_on_a_thread_from_the_first_element(monkeypatch):
+    """The copy to a GPU must overlap the step from the start, however cheap the input: the
+    copier runs on the prefetch thread for every element (`Dataset.prefetch` alone would
+    produce a cheap input in the consumer's thread). The copier is stubbed: no GPU here."""
+    import threading
+
+    from torchestimator._ops.control_ops import _context
+    from torchestimator.data import transformations
+
+    copied_on = []
+
+    def copier(device):
+        def move(*components):
+            copied_on.append(threading.current_thread().name)
+            return components if len(components) > 1 else components[0]
+        return move
+
+    monkeypatch.setattr(_context, "_resolve_device", lambda name: torch.device("cuda", 0))
+    monkeypatch.setattr(transformations, "_cuda_copier", copier)
+    ds = tf.data.Dataset.range(40).batch(2)
+    for transformation in (tf.data.experimental.prefetch_to_device("/gpu:0", buffer_size=2),
+                           tf.data.experimental.copy_to_device("/gpu:0")):
+        copied_on.clear()
+        got = [b.tolist() for b in ds.apply(transformation)]
+        assert got == [[i, i + 1] for i in range(0, 40, 2)]
+        assert len(copied_on) == 20 and all(name.startswith("tf.data") for name in copied_on)
+    with pytest.raises(ValueError, match="buffer_size"):
+        ds.apply(tf.data.experimental.prefetch_to_device("/gpu:0", buffer_size=-3))
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_prefetch_to_device_copies_on_its_own_stream_and_the_step_reads_whole_batches():
     """The copy runs on a stream of its own; a step that reads each batch on the training stream
