@@ -253,6 +253,9 @@ class ArrayData:
         # x, y and sample_weight each one tensor (or None): gathered without `_take`'s dispatch
         plain = type(x) is torch.Tensor and (y is None or type(y) is torch.Tensor) and (
             sw is None or type(sw) is torch.Tensor)
+        device = self.device
+        rows = (_pinned_rows if device is not None and device.type == "cuda" and self._arrays_on is None
+                else torch.index_select)
         for start in range(max(0, skip) * bs, n, bs):
             stop = start + bs
             if order is None:
@@ -260,11 +263,11 @@ class ArrayData:
             else:
                 index = order if start == 0 and stop >= n else order[start:stop]
             if plain and order is not None:
-                y_batch = None if y is None else y.index_select(0, index)
+                y_batch = None if y is None else rows(y, 0, index)
                 if ids is not None:
                     y_batch = self._record(y_batch, ids.index_select(0, index))
                 yield pack_x_y_sample_weight(
-                    x.index_select(0, index), y_batch, None if sw is None else sw.index_select(0, index),
+                    rows(x, 0, index), y_batch, None if sw is None else rows(sw, 0, index),
                 )
             else:
                 y_batch = _take(y, index)
@@ -280,6 +283,16 @@ class ArrayData:
         if device is not None and y_batch.device != device:
             y_batch, ids = loop.to_device(y_batch, device), loop.to_device(ids, device)
         return one_hot_labels.record(y_batch, ids)
+
+
+def _pinned_rows(array: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    """`torch.index_select(array, dim, index)` of a host array for a CUDA step, gathered into
+    pinned memory: the loop copies it to the GPU without blocking and without the second host
+    copy that pinning a gathered batch would take (the torch loop's batches are slices of
+    arrays pinned once)."""
+    shape = array.shape[:dim] + index.shape + array.shape[dim + 1:]
+    out = torch.empty(shape, dtype=array.dtype, pin_memory=True)
+    return torch.index_select(array, dim, index, out=out)
 
 
 def _normalize(value: Any) -> Any:
