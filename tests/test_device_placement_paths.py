@@ -46,6 +46,38 @@ def test_a_subclassed_model_built_from_a_shape_is_traced_where_its_weights_are_m
         assert net(_X).device.type == device.type
 
 
+def test_iterating_a_dataset_leaves_tensors_the_pipeline_put_on_a_device_where_they_are(monkeypatch):
+    """`iter(dataset)` copies host tensors to the default device; an element that
+    `prefetch_to_device` put on another device (a second GPU; here the meta device) stays there,
+    as TF's, instead of being copied again (from meta: not at all)."""
+    from torchestimator._ops.control_ops import _context
+
+    with on_leak_device() as device:
+        monkeypatch.setattr(_context, "_resolve_device", lambda name: torch.device("meta"))
+        ds = tf.data.Dataset.from_tensor_slices((_X, _Y)).batch(8)
+        elements = list(ds.apply(tf.data.experimental.prefetch_to_device("/gpu:1")))
+        assert len(elements) == 4 and {t.device.type for e in elements for t in e} == {"meta"}
+        host = next(iter(ds))
+        assert host[0].device.type == host[1].device.type == device.type
+
+
+def test_the_loss_trackers_epoch_value_reads_state_set_from_outside_as_on_the_host():
+    """fit's loss tracker keeps its count on the host between reads; on a device its epoch value
+    adds it without flushing it into the state, as on the host, so a state set from outside
+    (`assign`, `set_weights`) reads the same on every device."""
+    from torchestimator.keras.engine.compile_utils import LossTracker
+
+    with on_leak_device() as device:
+        tracker = LossTracker("loss")
+        assert tracker.total.device.type == device.type
+        tracker.add_batch_loss(torch.tensor(2.0, device=tracker.total.device), 10)
+        assert tracker.python_result() == 2.0
+        tracker.count.assign(40.0)  # the host count (10) is still to be added: 20 / 50
+        assert tracker.python_result() == pytest.approx(0.4)
+        tracker.set_weights([np.float32(6.0), np.float32(3.0)])
+        assert tracker.python_result() == pytest.approx(6.0 / 13.0)
+
+
 def test_a_custom_training_loop_over_a_dataset_runs_on_the_default_device():
     """TF's 'training loop from scratch': batches from `iter(dataset)` meet the model's weights."""
     with on_leak_device() as device:

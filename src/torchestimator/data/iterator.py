@@ -18,10 +18,11 @@ from torchestimator.data.structure import flat_specs, make_packer
 class DatasetIterator:
     """One pass over a dataset (TF's `tf.data.Iterator`); yields elements with torch tensors.
 
-    `iter(dataset)` in a program puts each element's tensors on the device objects are created
-    on (`creation_device`: the `tf.device` block's, else the default device, a GPU when there is
-    one), so that a custom training loop's batches meet the model's weights there as TF's
-    implicit copies make them meet; on the CPU nothing is copied. String components stay on the
+    `iter(dataset)` in a program puts each element's host tensors on the device objects are
+    created on (`creation_device`: the `tf.device` block's, else the default device, a GPU when
+    there is one), so that a custom training loop's batches meet the model's weights there as
+    TF's implicit copies make them meet; on the CPU nothing is copied. Tensors the pipeline put
+    on a device (`prefetch_to_device`) stay there, as TF's. String components stay on the
     host. The library's own input pipelines (`fit`, the Estimator) read a dataset on the host
     (`_engine.loop.iter_on_host`) and move each batch once, after the host-side work.
 
@@ -58,8 +59,8 @@ class DatasetIterator:
             for i in self._strings:
                 flat[i] = for_user(flat[i])
         device = self._device
-        if device is not None:
-            flat = [to_device(v, device) if type(v) is torch.Tensor and v.device != device else v
+        if device is not None:  # host tensors: a tensor the pipeline put on a device stays there
+            flat = [to_device(v, device) if type(v) is torch.Tensor and v.device.type == "cpu" else v
                     for v in flat]
         return pack(flat)
 

@@ -168,7 +168,9 @@ class LossTracker(Mean):
         total = self.total
         rounding = _HOST_ROUNDING.get(total.dtype)
         if rounding is None or not total.is_cpu:
-            return float(self.result())  # one device read, as before
+            # one device read; the host count added without being flushed into the state, as
+            # on the host, so a state set from outside reads the same on every device
+            return float(div_no_nan(total, self.count + self._host_count))
         count = rounding(self.count.item() + self._host_count)
         if count == 0:
             return 0.0  # divide_no_nan: 0 where nothing was counted (even for a NaN total)
