@@ -147,8 +147,7 @@ def prefetched_when_costly(make_iterator: Callable[[], Iterable], depth: int) ->
         yield first
         clock = time.perf_counter
         budget = COSTLY_ELEMENT_S * COST_WINDOW
-        spent = budget  # no window timed yet
-        while spent <= budget:
+        while True:
             spent = 0.0
             for _ in range(COST_WINDOW):
                 start = clock()
@@ -158,6 +157,8 @@ def prefetched_when_costly(make_iterator: Callable[[], Iterable], depth: int) ->
                     return
                 spent += clock() - start
                 yield item
+            if spent > budget:
+                break
         yield from prefetched(lambda: it, depth)
     finally:
         close = getattr(it, "close", None)

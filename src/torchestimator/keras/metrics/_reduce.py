@@ -217,25 +217,8 @@ class MeanMetricWrapper(Mean):
             and self.reduction == MetricReduction.WEIGHTED_MEAN
         ):
             return False
-        if (self._fn is categorical_accuracy and y_true.dtype == dtype and y_pred.ndim
-                and y_true.shape == y_pred.shape and not self._fn_kwargs):
-            # `categorical_accuracy`'s matches, counted without making them (the sum of
-            # float32 ones is the count of hits, exactly); exactly one-hot labels recorded with
-            # their class ids (`one_hot_labels`) need no argmax
-            true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
-            if true_ids is None:
-                true_ids = torch.argmax(y_true, dim=-1)
-            hits = torch.argmax(y_pred, dim=-1) == true_ids
-            self.total.add_(hits.sum(dtype=dtype))
-            self.count.add_(float(hits.numel()))
-            return True
-        if (self._fn is sparse_categorical_matches and not self._fn_kwargs and y_pred.ndim
-                and _are_class_ids(y_true) and y_true.shape[-1] == 1
-                and y_true.shape[:-1] == y_pred.shape[:-1] and y_pred.shape[-1] <= _FLOAT32_EXACT):
-            # `sparse_categorical_matches`' count of hits without its three casts: integer ids
-            # against the argmax's, equal exactly where Keras' float32 comparison is equal (every
-            # class id below 2**24 is a float32; a label at or above it matches no class either way)
-            hits = torch.argmax(y_pred, dim=-1) == y_true.squeeze(-1)
+        hits = self._accuracy_hits(y_true, y_pred)
+        if hits is not None:  # the sum of float32 ones is the count of hits, exactly
             self.total.add_(hits.sum(dtype=dtype))
             self.count.add_(float(hits.numel()))
             return True
@@ -248,6 +231,26 @@ class MeanMetricWrapper(Mean):
             return True
         self._accumulate(matches, None)
         return True
+
+    def _accuracy_hits(self, y_true: torch.Tensor, y_pred: torch.Tensor) -> torch.Tensor | None:
+        """Where the predictions are right, as booleans, for the accuracies whose matches are
+        counted without being made (`_update_plain`'s tensors); None for any other metric."""
+        fn = self._fn
+        if self._fn_kwargs or not y_pred.ndim:
+            return None
+        if fn is categorical_accuracy and y_true.dtype == y_pred.dtype and y_true.shape == y_pred.shape:
+            # exactly one-hot labels recorded with their class ids (`one_hot_labels`) need no argmax
+            true_ids = one_hot_labels.class_ids(y_true) if y_true.ndim == 2 else None
+            if true_ids is None:
+                true_ids = torch.argmax(y_true, dim=-1)
+            return torch.argmax(y_pred, dim=-1) == true_ids
+        if (fn is sparse_categorical_matches and _are_class_ids(y_true) and y_true.shape[-1] == 1
+                and y_true.shape[:-1] == y_pred.shape[:-1] and y_pred.shape[-1] <= _FLOAT32_EXACT):
+            # integer ids against the argmax's, without the function's three casts: equal exactly
+            # where Keras' float32 comparison is equal (every class id below 2**24 is a float32;
+            # a label at or above it matches no class either way)
+            return torch.argmax(y_pred, dim=-1) == y_true.squeeze(-1)
+        return None
 
     def _accumulate(self, matches: Any, sample_weight: Any) -> None:
         """Adds `fn`'s values (masked as their Keras mask says) to the mean's state."""
