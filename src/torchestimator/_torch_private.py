@@ -18,7 +18,8 @@ place (the fast path turns off, results stay the same). `SUPPORTED` says which h
   as it is. Fallback: the target itself.
 
 Users (a name without users is deleted): `version` -- `feature_column/_transform.py`,
-`keras/optimizers/ftrl.py`, `keras/engine/one_hot_labels.py`, `keras/layers/rnn/_fused.py`; `view_base` --
+`keras/optimizers/ftrl.py`, `keras/engine/one_hot_labels.py`, `keras/layers/rnn/_fused.py`,
+`keras/metrics/_confusion_utils.py`; `view_base` --
 `keras/metrics/_metric.py` (the packed feature columns ask `data.columns.packed_matrix`,
 which needs none); `disabled_torch_function_impl` -- `keras/metrics/_variable.py`;
 `is_tracing` -- `keras/engine/layer_utils.py`; `flatten_dense_tensors` --

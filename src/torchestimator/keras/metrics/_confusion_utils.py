@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._torch_private import version
 from torchestimator.keras.backend import epsilon
 from torchestimator.keras.losses._utils import (
     broadcast_weights,
@@ -97,6 +98,21 @@ def _weights(
     return weights
 
 
+#: The last counts of `_even_counts`, kept with what they were counted from: (the given label,
+#: prediction and weight tensors, their versions, the settings, the counts). Metrics updated
+#: with the very same tensors -- the binary head's ROC and PR AUCs -- count them once.
+_last_even_counts: list = [None]
+
+
+def _given_tensors(*values: Any) -> tuple | None:
+    """`(values, their versions)` when every value is a torch tensor (or None) whose in-place
+    changes a version counter records; None otherwise (arrays, inference tensors)."""
+    for value in values:
+        if value is not None and (type(value) is not torch.Tensor or value.is_inference()):
+            return None
+    return values, tuple(None if v is None else version(v) for v in values)
+
+
 def _update_evenly(
     variables: dict[str, torch.Tensor],
     y_true: torch.Tensor,
@@ -105,8 +121,49 @@ def _update_evenly(
     multi_label: bool,
     weights: torch.Tensor | None,
     thresholds_with_epsilon: bool,
+    given: tuple | None = None,
 ) -> None:
-    """Keras' bucket method for thresholds `0, 1/(T-1), ..., 1` (optionally with +-epsilon ends)."""
+    """Keras' bucket method for thresholds `0, 1/(T-1), ..., 1` (optionally with +-epsilon ends).
+    `given`: the caller's inputs (`_given_tensors`), under which the counts are kept for the
+    next metric given the same ones."""
+    need_tp = TRUE_POSITIVES in variables or FALSE_NEGATIVES in variables
+    need_fp = FALSE_POSITIVES in variables or TRUE_NEGATIVES in variables
+    settings = (num_thresholds, multi_label, thresholds_with_epsilon, y_pred.dtype, y_pred.device)
+    last = _last_even_counts[0]
+    counts = None
+    if (given is not None and last is not None and last[2] == settings
+            and len(last[0]) == len(given[0]) and all(a is b for a, b in zip(last[0], given[0]))
+            and last[1] == given[1]):
+        counts = last[3]
+        if (need_tp and counts[0] is None) or (need_fp and counts[1] is None):
+            counts = None
+    if counts is None:
+        counts = _even_counts(y_true, y_pred, num_thresholds, multi_label, weights,
+                              thresholds_with_epsilon, need_tp, need_fp)
+        _last_even_counts[0] = None if given is None else (given[0], given[1], settings, counts)
+    tp, fp, true_total, false_total = counts
+    if TRUE_POSITIVES in variables:
+        variables[TRUE_POSITIVES].assign_add(tp)
+    if FALSE_POSITIVES in variables:
+        variables[FALSE_POSITIVES].assign_add(fp)
+    if TRUE_NEGATIVES in variables:
+        variables[TRUE_NEGATIVES].assign_add(false_total - fp)
+    if FALSE_NEGATIVES in variables:
+        variables[FALSE_NEGATIVES].assign_add(true_total - tp)
+
+
+def _even_counts(
+    y_true: torch.Tensor,
+    y_pred: torch.Tensor,
+    num_thresholds: int,
+    multi_label: bool,
+    weights: torch.Tensor | None,
+    thresholds_with_epsilon: bool,
+    need_tp: bool,
+    need_fp: bool,
+) -> tuple:
+    """The bucket method's counts: (weighted positives above each threshold or None, weighted
+    negatives above each threshold or None, all weighted positives, all weighted negatives)."""
     y_pred = torch.clamp(y_pred, 0.0, 1.0)
     y_true = (y_true != 0).to(y_pred.dtype)
     if not multi_label:
@@ -134,19 +191,11 @@ def _update_evenly(
         counts.index_add_(0, slots, values.reshape(-1))
         return _reverse_cumsum(counts.view(view)[:num_thresholds])
 
-    tp = fp = None
-    if TRUE_POSITIVES in variables or FALSE_NEGATIVES in variables:
-        tp = bucket_counts(true_labels)
-    if FALSE_POSITIVES in variables or TRUE_NEGATIVES in variables:
-        fp = bucket_counts(false_labels)
-    if TRUE_POSITIVES in variables:
-        variables[TRUE_POSITIVES].assign_add(tp)
-    if FALSE_POSITIVES in variables:
-        variables[FALSE_POSITIVES].assign_add(fp)
-    if TRUE_NEGATIVES in variables:
-        variables[TRUE_NEGATIVES].assign_add(false_labels.sum(dim=0) - fp)
-    if FALSE_NEGATIVES in variables:
-        variables[FALSE_NEGATIVES].assign_add(true_labels.sum(dim=0) - tp)
+    tp = bucket_counts(true_labels) if need_tp else None
+    fp = bucket_counts(false_labels) if need_fp else None
+    true_total = true_labels.sum(dim=0) if need_tp else None
+    false_total = false_labels.sum(dim=0) if need_fp else None
+    return tp, fp, true_total, false_total
 
 
 def _update_general(
@@ -210,6 +259,9 @@ def update_confusion_matrix_variables(
     """
     first = next(iter(variables.values()))
     dtype, device = first.dtype, first.device
+    given = (_given_tensors(y_true, y_pred, sample_weight)
+             if thresholds_distributed_evenly and top_k is None and class_id is None
+             and label_weights is None else None)
     y_true = to_tensor(y_true, dtype=dtype, device=device)
     y_pred = to_tensor(y_pred, dtype=dtype, device=device)
     given_shape = None
@@ -241,6 +293,6 @@ def update_confusion_matrix_variables(
     thresholds = thresholds.to(device=device, dtype=dtype)
     if thresholds_distributed_evenly:
         _update_evenly(variables, y_true, y_pred, thresholds.shape[0], multi_label, weights,
-                       thresholds_with_epsilon)
+                       thresholds_with_epsilon, given)
     else:
         _update_general(variables, y_true, y_pred, thresholds, multi_label, weights)
