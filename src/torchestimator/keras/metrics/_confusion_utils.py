@@ -220,10 +220,9 @@ def _update_general(
             weights = weights.reshape(1, -1)
 
     def count(label: torch.Tensor, pred: torch.Tensor, key: str) -> None:
-        hits = (label & pred).to(y_pred.dtype)
-        if weights is not None:
-            hits = hits * weights
-        variables[key].assign_add(hits.sum(dim=1))
+        hits = label & pred  # summed as the predictions' dtype, or weighed (bool * float: float)
+        variables[key].assign_add(hits.sum(dim=1, dtype=y_pred.dtype) if weights is None
+                                  else (hits * weights).sum(dim=1))
 
     if TRUE_POSITIVES in variables:
         count(labels, pred_is_pos, TRUE_POSITIVES)
