@@ -132,8 +132,7 @@ def _update_evenly(
     last = _last_even_counts[0]
     counts = None
     if (given is not None and last is not None and last[2] == settings
-            and len(last[0]) == len(given[0]) and all(a is b for a, b in zip(last[0], given[0]))
-            and last[1] == given[1]):
+            and all(a is b for a, b in zip(last[0], given[0])) and last[1] == given[1]):
         counts = last[3]
         if (need_tp and counts[0] is None) or (need_fp and counts[1] is None):
             counts = None
