@@ -81,6 +81,7 @@ class _KernelCount(TorchDispatchMode):
     def __init__(self) -> None:
         super().__init__()
         self.kernels = self.reads = 0
+        self.by_op: dict[str, int] = {}
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.name()
@@ -88,6 +89,7 @@ class _KernelCount(TorchDispatchMode):
             self.reads += 1
         elif not (func.is_view or name.startswith("profiler::") or name in self._NOT_KERNELS):
             self.kernels += 1
+            self.by_op[name] = self.by_op.get(name, 0) + 1
         return func(*args, **(kwargs or {}))
 
 
@@ -98,6 +100,8 @@ def main() -> int:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--count-kernels", action="store_true",
                         help="on the CPU: kernel launches and read-backs per step instead of speed")
+    parser.add_argument("--by-op", action="store_true",
+                        help="with --count-kernels: each case's launches per step by op, ours against torch's")
     args = parser.parse_args()
     smoke = os.environ.get("BENCH_GPU_SMOKE_CPU") == "1"  # tests: the whole script, tiny, on the CPU
     counting = args.count_kernels
@@ -121,6 +125,7 @@ def main() -> int:
         from torchestimator._engine import loop as engine_loop
 
         engine_loop.DEFER_CHECKS_ON_CPU = True  # as on an accelerator
+        engine_loop.TWIN_HOST_TENSORS_ON_CPU = True  # batches "copied" keep their host twins
 
     def pin(tensor: torch.Tensor) -> torch.Tensor:
         return tensor.pin_memory() if device.type == "cuda" else tensor
@@ -139,16 +144,23 @@ def main() -> int:
         for fn in cases.values():  # warm-up: first-use caches, cuDNN autotune, builds
             fn()
         if counting:
-            counts = {}
+            counts, by_op = {}, {}
             for key, fn in cases.items():
                 with _KernelCount() as count:
                     fn()
                 counts[key] = (count.kernels / case_steps, count.reads / case_steps)
+                by_op[key] = count.by_op
             keys = list(cases)
             (ours, ours_reads), (base, base_reads) = counts[keys[0]], counts[keys[-1]]
             rows.append((name, ours, base, ours_reads, base_reads))
             print(f"  {name}: {ours:.1f} vs {base:.1f} kernels/step, {ours_reads:.2f} vs {base_reads:.2f} "
                   "reads/step", flush=True)
+            if args.by_op:
+                mine, theirs = by_op[keys[0]], by_op[keys[-1]]
+                for op in sorted(set(mine) | set(theirs), key=lambda o: theirs.get(o, 0) - mine.get(o, 0)):
+                    a, b = mine.get(op, 0) / case_steps, theirs.get(op, 0) / case_steps
+                    if abs(a - b) >= 0.005:
+                        print(f"      {op:44s} {a:6.2f} vs {b:6.2f}")
             return
         times: dict = {k: [] for k in cases}
         for _ in range(repeats):

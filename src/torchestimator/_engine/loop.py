@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch._lazy import ts_backend
 
+from torchestimator._engine import host_twins
 from torchestimator._engine.backward import backward
 from torchestimator._engine.device_scope import _SCOPES, HOST, scoped_device
 from torchestimator._engine.interrupts import StepGuard, interrupts_between_steps
@@ -36,6 +37,10 @@ _DONE = object()  # what the loop's generator gives when it has ended
 CHECK_EVERY_N_STEPS = 100
 # Tests set this to make the CPU behave as an accelerator does (checks deferred, not read back).
 DEFER_CHECKS_ON_CPU = False
+# Benchmarks and tests set this to make `to_device` to the CPU stand in for a copy to an
+# accelerator: small tensors are copied (with numpy, no torch op) and keep their source as their
+# host twin (`host_twins`), so that value checks read the host as they would there.
+TWIN_HOST_TENSORS_ON_CPU = False
 # The kept states of one deferred check are folded into one when this many are kept.
 _FOLD_AT = 64
 _deferred = threading.local()
@@ -111,13 +116,20 @@ def to_device(value: Any, device: torch.device, non_blocking: bool = True,
     dict under a key in `host_keys` stay where they are (features the columns read on the host)."""
     if isinstance(value, torch.Tensor):
         if value.device == device:
+            if TWIN_HOST_TENSORS_ON_CPU and device.type == "cpu":
+                return host_twins.stand_in_copy(value)
             return value
         if device.type == "cuda" and non_blocking:
             if value.device.type == "cpu" and not value.is_pinned():
                 value = value.pin_memory()
-            return value.to(device, non_blocking=True)
-        return value.to(device)
-    if type(value) is tuple and all(type(v) is torch.Tensor and v.device == device for v in value):
+            moved = value.to(device, non_blocking=True)
+        else:
+            moved = value.to(device)
+        if value.device.type == "cpu":  # value checks of the copy read the host (`host_twins`)
+            host_twins.remember(moved, value)
+        return moved
+    if type(value) is tuple and not TWIN_HOST_TENSORS_ON_CPU and all(
+            type(v) is torch.Tensor and v.device == device for v in value):
         return value  # a batch of tensors already there (the common `(x, y)`)
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "OUS":
@@ -242,15 +254,24 @@ fold_range = fold_by(torch.amin, torch.amax)
 
 
 def check_value_range(values: torch.Tensor, key: Hashable,
-                      verdict: Callable[[torch.Tensor, torch.Tensor], Exception | None]) -> bool:
+                      verdict: Callable[[Any, Any], Exception | None]) -> bool:
     """Checks the smallest and the largest of `values` (ids or labels on a device that defers
     checks, where a bad one would reach a kernel that asserts on the device) with
-    `verdict(low, high)`, which gets them on the host and returns the exception to raise or None.
+    `verdict(low, high)`, which gets them on the host (0-d tensors or numpy scalars: it reads
+    them with `.item()`, `int` or `float`) and returns the exception to raise or None.
 
-    In the training loop the check is deferred (`defer_check` under `key`, a running range) and
-    True is returned: the caller clamps the values into range meanwhile. Outside it the range is
-    read back at once and the exception raised at once; returns False.
+    When `values` are still the very ones the loop copied from the host (`host_twins`), the
+    host's are checked at once: no kernel, no read-back; returns False. Otherwise, in the
+    training loop, the check is deferred (`defer_check` under `key`, a running range) and True
+    is returned: the caller clamps the values into range meanwhile. Outside it the range is read
+    back at once and the exception raised at once; returns False.
     """
+    on_host = host_twins.host_values(values)
+    if on_host is not None and on_host.size:
+        error = verdict(on_host.min(), on_host.max())  # numpy's min and max propagate a NaN
+        if error is not None:
+            raise error
+        return False
     low, high = torch.aminmax(values.detach() if values.requires_grad else values)
     if in_loop():
         defer_check(key, (low, high), fold_range, verdict)

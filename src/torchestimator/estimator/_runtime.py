@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine import loop
 from torchestimator._engine.train_op import TrainOp
 from torchestimator._variable import Variable
 from torchestimator.estimator._model_state import rng_state, set_rng_state
@@ -48,8 +49,9 @@ _ALREADY_RUN = _AlreadyRun()
 
 def transfer_device(batch: Any, device: torch.device) -> torch.device | None:
     """`device`, or None when batches like `batch` need no moving: the device is the CPU and
-    the batch holds only CPU tensors (what tf.data yields), so the loop skips the walk."""
-    if device.type != "cpu":
+    the batch holds only CPU tensors (what tf.data yields), so the loop skips the walk (unless
+    the CPU stands in for an accelerator's copies: `loop.TWIN_HOST_TENSORS_ON_CPU`)."""
+    if device.type != "cpu" or loop.TWIN_HOST_TENSORS_ON_CPU:
         return device
 
     def on_cpu(value: Any) -> bool:

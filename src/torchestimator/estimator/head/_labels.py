@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._engine import export_capture, loop
+from torchestimator._engine import export_capture, host_twins, loop
 
 
 def is_string_like(values: Any) -> bool:
@@ -111,15 +111,16 @@ def lookup_class_ids(labels: Any, vocabulary: Sequence[str], device: torch.devic
 
 
 def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None = None,
-                      defer: bool | None = None) -> torch.Tensor:
+                      defer: bool | None = None, clamp: bool = True) -> torch.Tensor:
     """Raises ValueError unless every label is in [0, n_classes - 1]; returns `labels`.
 
     On an accelerator, in the training loop, the check does not read the labels back each step:
     it is deferred (`loop.check_value_range`) and raises, with the same message, when the loop
     reads it (the first step, then every `loop.CHECK_EVERY_N_STEPS` steps, and the last);
-    integer labels are returned clamped into range meanwhile, so that no kernel asserts on them.
-    Outside the loop the range is read back at once. `defer` overrides the choice of device
-    (None: every device but the CPU).
+    integer labels are returned clamped into range meanwhile, so that no kernel asserts on them
+    (`clamp=False`: labels that index no kernel are returned as they are). Outside the loop the
+    range is read back at once. `defer` overrides the choice of device (None: every device but
+    the CPU).
     """
     if labels.numel() == 0:
         return labels
@@ -129,7 +130,7 @@ def check_label_range(labels: torch.Tensor, n_classes: int, message: str | None 
     if loop.defers_checks(values.device) if defer is None else defer:
         if loop.check_value_range(values, ("label_range", n_classes, message, values.dtype),
                                   lambda lo, hi: _range_error(lo.item(), hi.item(), n_classes, message, None)):
-            return labels if labels.is_floating_point() else labels.clamp(0, n_classes - 1)
+            return labels if labels.is_floating_point() or not clamp else labels.clamp(0, n_classes - 1)
         return labels
     low, high = torch.aminmax(values)
     error = _range_error(low.item(), high.item(), n_classes, message, values)
@@ -165,13 +166,17 @@ _MIN_FOLD = loop.fold_by(torch.amin)
 
 def check_integer_labels(labels: torch.Tensor, n_classes: int, owner: str) -> None:
     """Raises ValueError unless floating-point `labels` hold whole numbers (NaN named as such);
-    deferred on an accelerator in the training loop as `check_label_range` is."""
+    deferred on an accelerator in the training loop as `check_label_range` is (labels just
+    copied from the host are checked there at once)."""
     if not labels.is_floating_point():
         return
     expected = f"integer class ids in [0, {n_classes})"
     non_integer = (f"{owner}: labels must be integer class ids in [0, {n_classes}); received "
                    f"non-integer floats (dtype {labels.dtype}).")
-    if loop.deferred_here(labels.device):
+    host = copied_from_host(labels)
+    if host is not None:
+        labels = host
+    elif loop.deferred_here(labels.device):
         values = labels.detach()
         counts = torch.stack([(values != values.round()).sum(), torch.isnan(values).sum()])
         loop.defer_check(("integer_labels", owner, n_classes, labels.dtype), (counts,),
@@ -190,6 +195,13 @@ def _integer_error(counts: torch.Tensor, expected: str, non_integer: str) -> Val
     return ValueError(non_integer) if bad else None
 
 
+def copied_from_host(labels: torch.Tensor) -> torch.Tensor | None:
+    """The host tensor of `labels`' values when they are the very ones the loop copied from
+    there (`host_twins`): checks read it at once, without the device; else None."""
+    on_host = host_twins.host_values(labels)
+    return None if on_host is None else torch.from_numpy(on_host)
+
+
 def deferred_nan_labels_message(expected: str, count: int | None = None) -> str:
     """The error for NaN labels found by a deferred check (the batch is gone by then)."""
     how_many = "" if count is None else f" ({count} label value(s) since the last check)"
@@ -202,11 +214,13 @@ def deferred_nan_labels_message(expected: str, count: int | None = None) -> str:
 
 def check_non_negative(labels: torch.Tensor, message: str) -> None:
     """Raises ValueError(`message` formatted with `found=` the smallest label) when a label is
-    negative; deferred on an accelerator in the training loop as `check_label_range` is."""
+    negative; deferred on an accelerator in the training loop as `check_label_range` is (labels
+    just copied from the host are checked there at once)."""
     if labels.numel() == 0:
         return
-    low = labels.detach().min()
-    if loop.deferred_here(low.device):
+    host = copied_from_host(labels)
+    low = (labels if host is None else host).detach().min()
+    if host is None and loop.deferred_here(low.device):
         loop.defer_check(("non_negative", message, low.dtype), (low,),
                          _MIN_FOLD,
                          lambda lo: ValueError(message.format(found=lo.item())) if lo.item() < 0 else None)

@@ -107,8 +107,8 @@ class BinaryClassHead(base_head.Head):
         else:
             labels = _labels.as_label_tensor(labels, logits.device)
         labels = base_head.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
-        labels = labels.float()
-        return _labels.check_label_range(labels, 2)
+        # checked before the cast: labels just copied from the host are checked there (`loop.to_device`)
+        return _labels.check_label_range(labels, 2, clamp=False).float()
 
     def _loss_parts(self, logits: torch.Tensor, labels: Any, features: Any) -> LossParts:
         labels = self._processed_labels(logits, labels)
@@ -135,7 +135,7 @@ class BinaryClassHead(base_head.Head):
             if labels.shape != (batch,):
                 return None
             labels = labels.reshape(batch, 1)
-        labels = _labels.check_label_range(labels.to(logits.device, torch.float32), 2)
+        labels = _labels.check_label_range(labels.to(logits.device), 2, clamp=False).to(torch.float32)
         return F.binary_cross_entropy_with_logits(logits, labels, reduction=reduction)
 
     # --------------------------------------------------------------------- predictions

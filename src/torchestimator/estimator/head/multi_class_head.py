@@ -88,8 +88,10 @@ class MultiClassHead(base_head.Head):
             labels = _labels.as_label_tensor(labels, logits.device)
             _labels.check_integer_labels(labels, self._n_classes, "MultiClassHead")
         labels = base_head.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
-        labels = labels.to(torch.int64)
-        return _labels.check_label_range(labels, self._n_classes)
+        if labels.dtype is not torch.int64 and _labels.copied_from_host(labels) is not None:
+            # checked at once on the host, before the cast makes them new values on the device
+            return _labels.check_label_range(labels, self._n_classes).to(torch.int64)
+        return _labels.check_label_range(labels.to(torch.int64), self._n_classes)
 
     def _loss_parts(self, logits: torch.Tensor, labels: Any, features: Any) -> LossParts:
         label_ids = self._processed_labels(logits, labels)
