@@ -1,13 +1,19 @@
 """Host time per step on models too small to compute anything: what a GPU step costs the CPU.
 
-    python bench/bench_host_overhead.py [--steps 600] [--repeats 5] [--smoke]
+    python bench/bench_host_overhead.py [--steps 600] [--repeats 5] [--smoke] [--twins]
 
 On a GPU a small model's step is bound by the host: the Python and the torch dispatch that
 queue its kernels, not the kernels themselves. On the CPU, a model 8-16-4 wide at batch 32
 computes next to nothing, so the wall time of a step is that host work; ours against a
 hand-written torch loop doing the same work is the CPU's view of issue 28's GPU ratios
 (`bench_gpu.py --count-kernels` counts the launches that add to it on a GPU). Value checks are
-deferred as on an accelerator; one torch thread; runs interleaved, medians reported.
+deferred as on an accelerator. A copy to a GPU keeps each small host tensor as its copy's host
+twin, so that label checks read the host instead of launching kernels: `--twins` makes the CPU
+stand in for those copies (`loop.TWIN_HOST_TENSORS_ON_CPU`), but the stand-in is a numpy copy of
+every small tensor of the batch that the loop does not make, so it overstates our host time
+(by 15-30 us a step here); without it the label checks run as deferred device checks, a few
+microseconds more than the host check a GPU run makes. One torch thread; runs interleaved,
+medians reported.
 
 Cases (ours vs the loop):
 * Keras `fit` on arrays, SGD, sparse categorical crossentropy from logits,
@@ -46,6 +52,8 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--smoke", action="store_true", help="a few steps, one repeat (tests)")
+    parser.add_argument("--twins", action="store_true",
+                        help="stand in for a GPU's copies: label checks read host twins")
     args = parser.parse_args()
     steps, repeats = (8, 1) if args.smoke else (args.steps, args.repeats)
     os.environ.setdefault("TORCHESTIMATOR_DEVICE", "cpu")
@@ -54,6 +62,7 @@ def main() -> int:
     from torchestimator._engine import loop
 
     loop.DEFER_CHECKS_ON_CPU = True  # as on an accelerator: checks read back at flush points
+    loop.TWIN_HOST_TENSORS_ON_CPU = args.twins  # as a copy to an accelerator: host twins
     logging.getLogger("torchestimator").setLevel(logging.WARNING)
     rng = np.random.default_rng(0)
     rows = BATCH * steps
