@@ -23,10 +23,10 @@ def test_count_kernels_prints_every_case_and_fit_launches_about_what_the_torch_l
         assert match, line
         rows[match.group(1)] = [float(v) for v in match.groups()[1:]]
     assert len(rows) == 8
-    ours, torch_loop, ours_reads, _ = rows["fit MLP 784-512-10, batch 32"]
-    # the step is the torch loop's kernels plus the label range check (aminmax, clamp) and the
-    # loss tracker's sum; values are read back at the first and last step only
-    assert ours <= torch_loop + 3.5
+    ours, torch_loop, ours_reads, _ = rows["fit MLP 784-512-10, batch 32, shuffled"]
+    # the step is the torch loop's kernels plus the loss tracker's sum (the labels' range is
+    # checked on the host copy); values are read back at the first and last step only
+    assert ours <= torch_loop + 1.5
     assert ours_reads < 0.5
     for name, (ours, torch_loop, ours_reads, _) in rows.items():
         assert ours > 0 and torch_loop > 0, name

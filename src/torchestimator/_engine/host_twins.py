@@ -24,6 +24,8 @@ from .. import _torch_private
 # pinned as long as its copy).
 TWIN_MAX_ELEMENTS = 1 << 16
 _ATTRIBUTE = "_torchestimator_host_twin"
+# The devices whose tensors own a storage that keeps the twin (`cpu`: the stand-in for tests).
+_STORAGE_DEVICES = frozenset({"cpu", "cuda", "xpu", "mps", "meta"})
 # The dtypes whose values numpy reads without a conversion.
 _DTYPES = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
                      torch.float16, torch.float32, torch.float64})
@@ -48,15 +50,25 @@ def _may_have_twin(host: torch.Tensor) -> bool:
     return ENABLED and host.numel() <= TWIN_MAX_ELEMENTS and host.dtype in _DTYPES and not host.requires_grad
 
 
+def _storage(tensor: torch.Tensor) -> torch.UntypedStorage | None:
+    """`tensor.untyped_storage()` on the devices whose tensors own one; None elsewhere. Not on
+    `lazy` tensors: torch 2.13 ends the process (a segmentation fault) asking the storage of one
+    made under a Python dispatch mode, even after the mode has ended."""
+    if tensor.device.type not in _STORAGE_DEVICES:
+        return None
+    return tensor.untyped_storage()
+
+
 def remember(copy: torch.Tensor, host: torch.Tensor) -> None:
     """Keeps `host` (a host tensor) as the twin of `copy`, the device tensor just copied from it,
     when it is small and of a dtype numpy reads; otherwise does nothing."""
     if not _may_have_twin(host):
         return
     try:
-        if not copy.is_contiguous():  # a view of all its storage is then in another order
+        storage = _storage(copy)
+        if storage is None or not copy.is_contiguous():  # a view of all of it: in another order
             return
-        setattr(copy.untyped_storage(), _ATTRIBUTE, (host, _torch_private.version(copy), copy.numel()))
+        setattr(storage, _ATTRIBUTE, (host, _torch_private.version(copy), copy.numel()))
     except (AttributeError, RuntimeError, NotImplementedError):  # a tensor without a storage
         return
 
@@ -66,7 +78,7 @@ def host_values(values: torch.Tensor) -> np.ndarray | None:
     in the same order, in the host tensor's shape), when `values` is all of a copy that
     `remember` kept and unchanged since; otherwise None (the caller reads the device)."""
     try:
-        twin = getattr(values.untyped_storage(), _ATTRIBUTE, None)
+        twin = getattr(_storage(values), _ATTRIBUTE, None)
     except (AttributeError, RuntimeError, NotImplementedError):  # sparse, fake or functional tensors
         return None
     if twin is None:
