@@ -197,14 +197,14 @@ def test_dropout_wrapper_keeps_lstm_memory_state():
 
 def test_residual_and_device_wrappers():
     cell = rc.ResidualWrapper(rc.GRUCell(3))
-    x = torch.randn(2, 3)
+    x = torch.randn(2, 3)  # a host tensor: on a GPU the cell runs there, as TF copies it
     out, new = cell(x, cell.zero_state(2, tf.float32))
-    torch.testing.assert_close(out, x + new)
+    torch.testing.assert_close(out.cpu(), x + new.cpu())
     names = [v._keras_name for v in v1.global_variables()]
     assert names[0] == "gru_cell/gates/kernel"
     dev = rc.DeviceWrapper(rc.BasicRNNCell(2), "/cpu:0")
-    out, _ = dev(torch.randn(2, 3), dev.zero_state(2, tf.float32))
-    assert out.device.type == "cpu"
+    out, _ = dev(tf.random.normal((2, 3)), dev.zero_state(2, tf.float32))
+    assert out.device.type == "cpu" and dev.weights[0].device.type == "cpu"  # its weights there too
 
 
 def test_two_rnns_in_one_scope_collide_like_tf1():
@@ -223,6 +223,15 @@ def test_cells_in_one_scope_get_unique_names():
     names = [v._keras_name for v in v1.global_variables()]
     assert names == ["block/basic_lstm_cell/kernel", "block/basic_lstm_cell/bias",
                      "block/basic_lstm_cell_1/kernel", "block/basic_lstm_cell_1/bias"]
+
+
+def test_cells_take_numpy_inputs_and_states():
+    cell = rc.BasicLSTMCell(2)
+    state = tuple(np.zeros((1, 2), np.float32) for _ in range(2))
+    out, new = cell(np.ones((1, 3), np.float32), state)
+    assert tuple(out.shape) == (1, 2) and isinstance(new, rc.LSTMStateTuple)
+    out, _ = v1.nn.dynamic_rnn(rc.GRUCell(2), np.ones((1, 4, 3), np.float32), dtype=tf.float32, scope="g")
+    assert tuple(out.shape) == (1, 4, 2)
 
 
 def test_cell_called_with_scope_puts_weights_in_it():

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ops.convert import placed
 from torchestimator.compat.v1 import _variable_scope as _vs
 from torchestimator.compat.v1._rnn_cell import assert_like_rnncell, flatten, map_structure, pack_as
 
@@ -30,7 +31,9 @@ __all__ = [
 
 
 def _tensor(x: Any) -> torch.Tensor:
-    return x if isinstance(x, torch.Tensor) else torch.as_tensor(x)
+    """`x` as a tensor on the device TF would run the RNN's ops on (`placed`: numpy arrays and
+    host tensors go to the GPU when there is one, where the cell's weights are)."""
+    return placed(x if isinstance(x, torch.Tensor) else torch.as_tensor(x))
 
 
 def _initial_state(cell: Any, initial_state: Any, dtype: Any, batch_size: int,

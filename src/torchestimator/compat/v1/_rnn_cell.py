@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ops.convert import placed
 from torchestimator.compat.v1 import _variable_scope as _vs
 from torchestimator.keras import activations as _activations
 from torchestimator.keras.layers.rnn._cell_wrapper_impl import (  # noqa: F401 - re-exported
@@ -34,6 +35,18 @@ from torchestimator.keras.layers.rnn._cell_wrapper_impl import (  # noqa: F401 -
     map_structure,
     pack_as,
 )
+
+
+def _as_placed_tensors(value: Any) -> Any:
+    """A cell's inputs or state as TF1 takes them: numpy arrays and numbers become tensors, and
+    those and host tensors go where TF runs the cell's ops (`placed`: the GPU when there is one,
+    where the weights are). A structure of tensors already there is returned as it is."""
+    if isinstance(value, torch.Tensor):
+        return placed(value)
+    if value is None:
+        return None
+    return map_structure(lambda t: placed(t if isinstance(t, torch.Tensor) else torch.as_tensor(t)), value)
+
 
 __all__ = [
     "RNNCell",
@@ -167,6 +180,7 @@ class RNNCell:
             else:
                 with _vs.variable_scope(None, default_name=self._base_name) as captured:
                     self._scope = captured
+        inputs, state = _as_placed_tensors(inputs), _as_placed_tensors(state)
         reuse = True if (self.built or self._reuse) else None
         with _vs.variable_scope(self._scope, reuse=reuse):
             if not self.built:

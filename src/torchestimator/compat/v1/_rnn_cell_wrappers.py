@@ -9,8 +9,10 @@ from typing import Any
 
 import torch
 
+from torchestimator._engine.device_scope import placement_scope
 from torchestimator.compat.v1._rnn_cell import (
     RNNCell,
+    _as_placed_tensors,
     _default_dropout_state_filter_visitor,
     _filter_mask,
     assert_like_rnncell,
@@ -139,6 +141,7 @@ class ResidualWrapper(_Wrapper):
         self._residual_fn = residual_fn
 
     def _call_wrapped_cell(self, inputs: Any, state: Any, scope: Any) -> tuple[Any, Any]:
+        inputs = _as_placed_tensors(inputs)  # added to the outputs: where the cell runs
         outputs, new_state = self.cell(inputs, state, scope=scope)
 
         def default_residual_fn(inp: Any, out: Any) -> Any:
@@ -169,4 +172,5 @@ class DeviceWrapper(_Wrapper):
     def _call_wrapped_cell(self, inputs: Any, state: Any, scope: Any) -> tuple[Any, Any]:
         device = self._torch_device()
         move = lambda t: t.to(device) if isinstance(t, torch.Tensor) else t  # noqa: E731
-        return self.cell(map_structure(move, inputs), map_structure(move, state), scope=scope)
+        with placement_scope(device):  # TF's `tf.device` around the cell: its weights and ops there
+            return self.cell(map_structure(move, inputs), map_structure(move, state), scope=scope)
