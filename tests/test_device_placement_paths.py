@@ -328,3 +328,16 @@ def test_tf1_scatters_into_a_variable_on_the_device_take_numpy_indices_and_updat
                 getattr(v1, op)(var, np.array([0, 2]), np.full((2, 2), 2.0, np.float32))
             expected[where] = var.numpy()
     np.testing.assert_allclose(expected["device"], expected["host"])
+
+
+def test_safe_embedding_lookup_sparse_on_the_device_zeroes_empty_rows():
+    """The empty rows' mask is made on the host with the ids; the lookup's result is on the
+    device (a mix CUDA refuses, and lazy read as garbage)."""
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [3, 0]], torch.tensor([1, 4, -1, 2]), (4, 2))
+    want = tf.nn.safe_embedding_lookup_sparse(tf.Variable(table), ids).numpy()
+    with on_leak_device() as device:
+        out = tf.nn.safe_embedding_lookup_sparse(tf.Variable(table), ids)
+        assert out.device.type == device.type
+        np.testing.assert_allclose(out.cpu().numpy(), want)
+    np.testing.assert_allclose(want, [(table[1] + table[4]) / 2, [0, 0, 0], [0, 0, 0], table[2]])

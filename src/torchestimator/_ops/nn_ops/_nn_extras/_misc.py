@@ -270,9 +270,9 @@ def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: Any,
             denom = denom.sqrt()
         denom = denom.reshape((-1,) + (1,) * len(dim))
         total = torch.where(denom > 0, total / torch.where(denom > 0, denom, 1), total)
-    if default_id is None:
-        total = torch.where(empty.reshape((-1,) + (1,) * len(dim)), torch.zeros_like(total),
-                            total)
+    if default_id is None:  # the mask was made on the host, with the ids
+        empty = empty.to(emb.device).reshape((-1,) + (1,) * len(dim))
+        total = torch.where(empty, torch.zeros_like(total), total)
     return total.reshape(tuple(shape[:-1]) + tuple(dim))
 
 
