@@ -341,3 +341,29 @@ def test_safe_embedding_lookup_sparse_on_the_device_zeroes_empty_rows():
         assert out.device.type == device.type
         np.testing.assert_allclose(out.cpu().numpy(), want)
     np.testing.assert_allclose(want, [(table[1] + table[4]) / 2, [0, 0, 0], [0, 0, 0], table[2]])
+
+
+def test_an_export_loads_and_runs_on_the_default_device(tmp_path):
+    """TF's `load` places the variables on the default device: the program's weights and the
+    preprocessing layers' go there, and host features are copied to them (the feature
+    columns' layer used to make its weights there while the program's stayed on the host)."""
+    from torchestimator.serving import _fast_call
+
+    x = np.linspace(-1, 1, 32).astype("float32")
+    est = tf.estimator.DNNRegressor([4], [tf.feature_column.numeric_column("x")],
+                                    model_dir=str(tmp_path / "m"))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, x)).batch(8), steps=2)
+    receiver = tf.estimator.export.build_raw_serving_input_receiver_fn({"x": tf.TensorSpec([None])})
+    path = est.export_saved_model(str(tmp_path / "e"), receiver)
+    on_host = tf.saved_model.load(path).signatures["predict"](x=x[:3])["predictions"]
+    with on_leak_device() as device:
+        loaded = tf.saved_model.load(path)
+        out = loaded.signatures["predict"](x=x[:3])["predictions"]
+        assert out.device.type == device.type
+        assert {v.device.type for v in loaded._runtime.program.state_dict.values()} == {device.type}
+        assert _fast_call._runtime_run(loaded._runtime) is not None  # the server's path agrees
+        with tf.device("/CPU:0"):  # loaded on the host, it runs there wherever it is called
+            kept = tf.saved_model.load(path)
+        assert kept.signatures["predict"](x=x[:3])["predictions"].device.type == "cpu"
+        assert _fast_call._runtime_run(kept._runtime) is not None
+    np.testing.assert_allclose(out.cpu().numpy(), on_host.numpy(), rtol=1e-6)

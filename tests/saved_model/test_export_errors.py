@@ -48,7 +48,7 @@ def test_data_dependent_python_control_flow_names_the_line(tmp_path):
 def test_batch_size_as_python_number_is_named(tmp_path):
     def model_fn(features, labels, mode):
         x = tf.reshape(features["x"], [-1, 1])
-        logits = tf.keras.layers.Dense(1, name="d")(x) + torch.zeros(int(x.shape[0]), 1)
+        logits = tf.keras.layers.Dense(1, name="d")(x) + tf.zeros([int(x.shape[0]), 1])
         return _spec(mode, logits, labels, {"logits": logits})
 
     estimator = _estimator(model_fn, tmp_path)

@@ -10,6 +10,7 @@ unpickled or executed as code.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -19,29 +20,38 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.export.passes import move_to_device_pass
 from torch.utils import _pytree as pytree
 
 from torchestimator._dtypes import TensorSpec
-from torchestimator._engine import storage
+from torchestimator._engine import loop, storage
+from torchestimator._engine.device_scope import placement_scope
 from torchestimator.saved_model import _layout, _program
 from torchestimator.saved_model._features import features_from_values
 from torchestimator.saved_model._receiver_spec import PARSING, ReceiverSpec, spec_from_json
 
 
 class _Runtime:
-    """What every signature of one export shares: receiver, preprocessing, program."""
+    """What every signature of one export shares: receiver, preprocessing, program, and the
+    device they run on: the default device when the export is loaded (`TORCHESTIMATOR_DEVICE`,
+    a `tf.device` block; a GPU when there is one), as TF's `load` places the variables. An
+    export holds no device: one written on a GPU loads on a CPU-only machine."""
 
     def __init__(self, directory: str, document: Mapping[str, Any], graph: bytes, tensors: dict[str, torch.Tensor]):
         self.directory = directory
+        self.device = loop.default_device()
         self.receiver = ReceiverSpec.from_json(document["receiver"])
         program = _program.program_of_export(directory, graph, tensors)
+        if self.device.type != "cpu":  # its weights, and any device its graph names, moved there
+            program = move_to_device_pass(program, self.device)
         self.program = program
         self._forward, self.feature_names, self.output_names = _flat_forward(program)
         self.layers = []
         stored = sum(t.numel() for t in tensors.values())
         for entry in document.get("preprocessing", []):
             layer = _layout.layer_from_json(entry["layer"], directory, stored)
-            layer.build(None)
+            with placement_scope(self.device):
+                layer.build(None)
             prefix = entry["weights_prefix"]
             state = {k[len(prefix):]: v for k, v in tensors.items() if k.startswith(prefix)}
             missing, unexpected = layer.load_state_dict(state, strict=False)
@@ -58,7 +68,7 @@ class _Runtime:
 
     def run(self, features: Mapping[str, Any]) -> dict[str, torch.Tensor]:
         """The program's outputs (by program output name) for the model's `features`."""
-        with torch.no_grad():
+        with torch.no_grad(), self.device_scope():
             flat = []
             batch = None
             for name in self.feature_names:
@@ -74,7 +84,7 @@ class _Runtime:
                             f"{batch[1]} and {value.shape[0]}."
                         )
                     batch = batch or (name, value.shape[0])
-                flat.append(value)
+                flat.append(self.placed(value))
             for layer in self.layers:
                 output = layer(features)
                 if isinstance(output, torch.Tensor):
@@ -82,6 +92,19 @@ class _Runtime:
                 else:
                     flat.extend(pytree.tree_leaves(output))
             return dict(zip(self.output_names, self._forward(*flat)))
+
+    def device_scope(self) -> contextlib.AbstractContextManager:
+        """Where the preprocessing layers make tensors of the features' numpy values during a
+        call: on the export's device, when TF's ops would otherwise make them elsewhere (an
+        export loaded on the host, called where a GPU is the default)."""
+        ops_on = loop.op_device()
+        if ops_on is None or ops_on == self.device:
+            return contextlib.nullcontext()
+        return placement_scope(self.device)
+
+    def placed(self, value: torch.Tensor) -> torch.Tensor:
+        """A feature tensor on the device the export runs on (copied there when it is not)."""
+        return value if value.device == self.device else value.to(self.device, non_blocking=True)
 
 
 def _flat_forward(program: torch.export.ExportedProgram) -> tuple[Any, list[str], list[str]]:
