@@ -93,7 +93,7 @@ def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None,
     if batch_shape is None:
         return matrix
     batch = _shape_arg(batch_shape, "eye")
-    return matrix.expand(*batch, rows, cols).contiguous()
+    return matrix.repeat(*batch, 1, 1)  # a tensor of its own (`expand().contiguous()` is a view on some backends)
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None, layout: Any = None) -> Any:
