@@ -53,7 +53,7 @@ def _timed(fn) -> float:
 def torch_loop(model, optimizer, x, y, batch, steps, device, autocast_dtype=None, shuffle=False):
     """`steps` steps of cross-entropy training on host data copied to the device per batch:
     slices of `x` and `y` in order, or with `shuffle` rows gathered by a permutation drawn each
-    run (as `../shared/gpu/gpu_check.py`'s loop and Keras' `fit(shuffle=True)` do)."""
+    run (as the issue's reference GPU check and Keras' `fit(shuffle=True)` do)."""
     loss_fn = torch.nn.functional.cross_entropy
     n = x.shape[0]
 

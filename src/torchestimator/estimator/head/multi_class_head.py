@@ -7,6 +7,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine import host_twins
 from torchestimator.estimator.head import _labels, base_head
 from torchestimator.estimator.head.base_head import LossParts, broadcast_weights
 from torchestimator.estimator.head.binary_class_head import check_prediction_keys
@@ -88,7 +89,7 @@ class MultiClassHead(base_head.Head):
             labels = _labels.as_label_tensor(labels, logits.device)
             _labels.check_integer_labels(labels, self._n_classes, "MultiClassHead")
         labels = base_head.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
-        if labels.dtype is not torch.int64 and _labels.copied_from_host(labels) is not None:
+        if labels.dtype is not torch.int64 and host_twins.host_values(labels) is not None:
             # checked at once on the host, before the cast makes them new values on the device
             return _labels.check_label_range(labels, self._n_classes).to(torch.int64)
         return _labels.check_label_range(labels.to(torch.int64), self._n_classes)
