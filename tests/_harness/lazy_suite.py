@@ -19,11 +19,17 @@ Float but found Double` where eager promotion takes a 0-dim double, and `mat1 an
 the same dtype, but got Double and Float` when a freshly built layer's weights and its first call
 run as one graph -- after an adapted `Normalization`, for one); its random numbers (a random
 tensor's graph runs again each time it is read, so two reads differ, and `torch.Generator`
-refuses the device: seeded ops and seeded dropout fail); torch's fused RNN kernels (the harness
+refuses the device: seeded ops and seeded dropout fail; a GAN drawing its latent vectors with
+an unseeded `tf.random.normal` gets NaN gradients); torch's fused RNN kernels (the harness
 runs recurrent layers by their step loop instead); moving weights back onto
 it in place after torch.export has traced them (torch.export keeps weak references, and lazy
 tensors can only be swapped, which those refuse; CUDA uses `set_data`); `torch.export` of a
-model on it; a crash in `test_torch_module_interop.py`; and tests that mix the library's
+model on it, and pickling a model on it (its storages have no data pointer); sparse COO
+tensors, dlpack and forward-mode AD (`make_dual` ends the process: deselect `forward_accumulator`
+and `jvp`); gloo's all-reduce of its tensors (the replicas' losses differ); the host copies a
+range check reads (`_engine/host_twins.py` keeps none on lazy tensors: asking the storage of one
+made under a Python dispatch mode ends the process); a crash in
+`test_torch_module_interop.py`; and tests that mix the library's
 tensors with CPU tensors of their own instead of copying to the host as a user would (those
 are fixed as found: they fail on a GPU too). Subprocesses of a test inherit the variable and
 this harness (`lazy_site/sitecustomize.py`, on their `PYTHONPATH`).
