@@ -9,6 +9,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import torchestimator as tf
+from torchestimator.keras.metrics import _confusion_utils as cu
 
 
 class _Ops(TorchDispatchMode):
@@ -73,3 +74,27 @@ def test_tensors_changed_in_place_other_tensors_or_settings_count_again():
     with _Ops() as ops:
         arrays.update_state(labels.numpy(), scores.numpy())
     assert "aten::index_add_" in ops.names
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_positives_and_negatives_are_counted_in_one_pass_as_each_alone(multi_label, weighted):
+    """An AUC needs both counts: they are bucketed side by side (one `index_add_`, one
+    `cumsum`), and equal, bit for bit, what counting each kind alone gives."""
+    rng = np.random.default_rng(1)
+    labels = torch.from_numpy(rng.integers(0, 2, (32, 3)).astype(np.float32))
+    scores = torch.from_numpy(rng.uniform(size=(32, 3)).astype(np.float32))
+    weights = torch.from_numpy(rng.uniform(size=(32, 1)).astype(np.float32)) if weighted else None
+    if weights is not None and not multi_label:
+        weights = weights.expand(32, 3)
+
+    def counts(need_tp, need_fp):
+        return cu._even_counts(labels, scores, 200, multi_label, weights, False, need_tp, need_fp)
+
+    with _Ops() as ops:
+        tp, fp, true_total, false_total = counts(True, True)
+    assert ops.names.count("aten::index_add_") == 1 and ops.names.count("aten::cumsum") == 1
+    alone_tp, _, alone_true, _ = counts(True, False)
+    _, alone_fp, _, alone_false = counts(False, True)
+    for together, alone in ((tp, alone_tp), (fp, alone_fp), (true_total, alone_true), (false_total, alone_false)):
+        assert torch.equal(together, alone)

@@ -185,11 +185,16 @@ def _even_counts(
         size, view = num_thresholds + 1, (num_thresholds + 1,)
     slots = slots.reshape(-1)
 
-    def bucket_counts(values: torch.Tensor) -> torch.Tensor:
-        counts = torch.zeros(size, dtype=values.dtype, device=values.device)
-        counts.index_add_(0, slots, values.reshape(-1))
-        return _reverse_cumsum(counts.view(view)[:num_thresholds])
+    def bucket_counts(values: torch.Tensor, extra: tuple = ()) -> torch.Tensor:
+        """Per-threshold counts of `values` (with `extra` trailing dims: (2,) for both kinds)."""
+        counts = torch.zeros((size,) + extra, dtype=values.dtype, device=values.device)
+        counts.index_add_(0, slots, values.reshape((-1,) + extra))
+        return _reverse_cumsum(counts.view(view + extra)[:num_thresholds])
 
+    if need_tp and need_fp:  # positives and negatives side by side: one count, one cumsum
+        both = torch.stack((true_labels, false_labels), dim=-1)
+        counts = bucket_counts(both, (2,))
+        return counts[..., 0], counts[..., 1], true_labels.sum(dim=0), false_labels.sum(dim=0)
     tp = bucket_counts(true_labels) if need_tp else None
     fp = bucket_counts(false_labels) if need_fp else None
     true_total = true_labels.sum(dim=0) if need_tp else None
