@@ -200,6 +200,7 @@ def run_ddp(out_dir: str, rank: int) -> dict:
         optimizer.step()
     trainable = {k: v.detach().numpy() for k, v in model.named_parameters() if v.requires_grad}
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"), **trainable)
+    dist.barrier()  # both replicas done before either tears gloo down (else one may abort at exit)
     dist.destroy_process_group()
     return {"keys": sorted(trainable)}
 
