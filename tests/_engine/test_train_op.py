@@ -58,6 +58,28 @@ def test_parameters_of_a_leaf_through_a_view():
 
 
 # ----------------------------------------------------------------------------------- TrainOp
+class _TransientNode:
+    """An autograd node as torch 2.11 hands them out: each `next_functions` read makes new
+    node objects, freed as soon as nothing holds them (so a later node's object may take a
+    freed one's id)."""
+
+    def __init__(self, depth, leaf):
+        self._depth, self._leaf = depth, leaf
+        self.variable = leaf if depth == 0 else None
+
+    @property
+    def next_functions(self):
+        if self._depth == 0:
+            return ()
+        return ((_TransientNode(self._depth - 1, self._leaf), 0),)
+
+
+def test_parameters_of_finds_a_leaf_behind_nodes_whose_objects_torch_frees():
+    leaf = torch.zeros(2, requires_grad=True)
+    loss = type("Loss", (), {"grad_fn": _TransientNode(6, leaf)})()
+    assert parameters_of(loss) == [leaf]
+
+
 def test_one_entry_without_var_list_updates_every_weight_the_loss_depends_on():
     a, b, unused = _param(1.0), _param(2.0), _param(5.0)
     opt = RecordingSGD(lr=0.5)

@@ -27,14 +27,17 @@ _current_sync = gradient_sync.current
 def parameters_of(loss: torch.Tensor) -> list[torch.Tensor]:
     """Returns the leaf tensors requiring grad that `loss` depends on, in discovery order."""
     found: list[torch.Tensor] = []
-    seen_nodes: set[int] = set()
+    # The nodes themselves, not their ids: torch makes a node's Python object when it is asked
+    # for and may free it once nothing holds it (torch 2.11 does), after which another node's
+    # object can take its id; holding them keeps each id its own and each node the one object.
+    seen_nodes: set = set()
     seen_params: set[int] = set()
     stack = [loss.grad_fn] if loss.grad_fn is not None else []
     while stack:
         node = stack.pop()
-        if node is None or id(node) in seen_nodes:
+        if node is None or node in seen_nodes:
             continue
-        seen_nodes.add(id(node))
+        seen_nodes.add(node)
         variable = getattr(node, "variable", None)
         if variable is not None and id(variable) not in seen_params:
             seen_params.add(id(variable))
