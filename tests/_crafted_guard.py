@@ -31,6 +31,11 @@ FORBIDDEN_EVENTS = frozenset({
     "os.unlink", "os.rename", "os.chmod", "urllib.Request",
 })
 
+#: Native libraries torch's own device queries open with ctypes (`torch.cuda.device_count()` reads
+#: NVML, or AMD SMI on ROCm, on a CUDA build; `is_available()` too once
+#: `PYTORCH_NVML_BASED_CUDA_CHECK=1` is set, which importing Lightning does): not code from a file.
+TORCH_DEVICE_QUERY_LIBRARIES = frozenset({"libnvidia-ml.so.1", "libamd_smi.so"})
+
 #: Module name prefixes a load path may import for the first time (the package, its
 #: dependencies, and the standard library parts they use lazily).
 ALLOWED_MODULE_PREFIXES = (
@@ -82,6 +87,22 @@ def _inside(path: str, dirs: tuple[str, ...]) -> bool:
     return any(real == d or real.startswith(d + os.sep) for d in dirs)
 
 
+def _torch_device_query(args: tuple) -> bool:
+    """Whether a `ctypes.dlopen` is torch.cuda opening its device-query library (the library is
+    one of `TORCH_DEVICE_QUERY_LIBRARIES` and the call comes from `torch/cuda/`)."""
+    name = args[0] if args else None
+    if not isinstance(name, str) or os.path.basename(name) not in TORCH_DEVICE_QUERY_LIBRARIES:
+        return False
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return False
+        if f"torch{os.sep}cuda{os.sep}" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _hook(event: str, args: tuple) -> None:
     if not _ACTIVE:
         return
@@ -91,6 +112,8 @@ def _hook(event: str, args: tuple) -> None:
             path = args[0] if args else None
             if isinstance(path, (str, bytes, os.PathLike)) and _inside(os.fsdecode(path), guard.allowed_dirs):
                 return
+        if event == "ctypes.dlopen" and _torch_device_query(args):
+            return
         guard.events.append(f"audit event {event} {args!r:.200}")
     elif event == "open" and len(args) >= 3:
         path, mode, flags = args[0], args[1], args[2]
