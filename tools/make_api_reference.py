@@ -22,6 +22,8 @@ import sys
 import types
 from pathlib import Path
 
+import torch
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The namespaces documented, as TensorFlow 2.15 spells them (relative to `tf`): every
@@ -367,7 +369,8 @@ def _describe(obj: object) -> str:
         doc = _first_line(getattr(obj, "__doc__", None)) if (module or "").startswith(
             "torchestimator") else ""
         return f"`{where}`" + (f": {doc}" if doc else "")
-    text = repr(obj)
+    # the installed torch release stands as a placeholder: the pages do not change with it
+    text = repr(obj).replace(f"torch {torch.__version__}", "torch <installed release>")
     if len(text) > 60 or "\n" in text or " at 0x" in text:
         text = f"a `{kind.__module__}.{kind.__qualname__}`"
     else:
