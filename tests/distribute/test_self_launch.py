@@ -230,6 +230,13 @@ def test_a_test_run_is_not_started_again():
     assert not_restartable_reason() == "it runs under a test runner"
 
 
+def test_a_test_run_in_a_worker_started_with_python_c_is_still_a_test_run(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["-c"])  # pytest-xdist's workers
+    assert not_restartable_reason() == "it runs under a test runner"
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")  # a `python -c` program a test started
+    assert not_restartable_reason() == "it was started with `python -c`"
+
+
 def test_replica_command_repeats_interpreter_and_arguments(monkeypatch):
     monkeypatch.setattr(sys, "argv", [__file__, "--flag", "value"])
     main = sys.modules["__main__"]

@@ -87,6 +87,10 @@ def not_restartable_reason() -> str | None:
         return "it runs in IPython or a notebook"
     if hasattr(sys, "ps1") or sys.flags.interactive:
         return "it runs in an interactive session"
+    if "_pytest" in sys.modules and os.environ.get("PYTEST_CURRENT_TEST"):
+        # a test of pytest's running in this process (its xdist workers start with `python -c`;
+        # a program a test starts inherits the variable, not pytest)
+        return "it runs under a test runner"
     if argv0 == "-c":
         return "it was started with `python -c`"
     if argv0 in ("", "-"):
