@@ -30,7 +30,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   # the project's dependencies and test tools, but torch at $TORCH (its pin says 2.13)
   "$VENV/bin/python" -m pip install -q -c "$constraints" "torch==$TORCH" "numpy==$NUMPY" \
       pyarrow safetensors tensorboard protobuf google-crc32c rich fsspec pillow \
-      pytest pytest-timeout torchmetrics lightning pandas scikit-learn lightgbm hypothesis \
+      pytest pytest-timeout pytest-xdist torchmetrics lightning pandas scikit-learn lightgbm hypothesis \
       uvicorn httptools uvloop orjson grpcio h5py s3fs onnx onnxscript onnxruntime pydot \
       'moto[server]' prometheus_client matplotlib mkdocs mkdocs-material 'mkdocstrings[python]'
 fi

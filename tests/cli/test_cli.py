@@ -8,11 +8,14 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import torchestimator as tf
+from _package_env import installed
 from torchestimator.cli import main
 
 
+@pytest.mark.skipif(not installed(), reason="run from src/ without being installed: no console script")
 def test_console_script_entry_point_resolves():
     (entry,) = [e for e in importlib.metadata.entry_points(group="console_scripts")
                 if e.name == "torchestimator"]

@@ -25,6 +25,7 @@ from _export_testlib import (
 )
 
 import torchestimator as tf
+from _package_env import package_only_env
 
 E = tf.estimator
 
@@ -131,7 +132,7 @@ def test_every_premade_export_loads_in_one_fresh_process(premade_exports, tmp_pa
         leaked = sorted(m for m in sys.modules if m.startswith(("tests", "_export_testlib")))
         print(json.dumps({{"checked": checked, "leaked": leaked}}))
     """)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = package_only_env()
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(tmp_path),
                             env=env, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -200,7 +201,7 @@ def test_export_loads_in_a_fresh_process_without_the_training_code(custom_export
         np.savez({str(tmp_path / 'out.npz')!r}, **{{k: v.numpy() for k, v in out.items()}})
         print(json.dumps(sorted(sys.modules.keys() & {{'tests', 'tests.saved_model'}})))
     """)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = package_only_env()
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(tmp_path),
                             env=env, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -15,12 +15,13 @@ import pytest
 from _export_testlib import Y_CLASS, input_fn
 
 import torchestimator as tf
+from _package_env import package_only_env
 from torchestimator.keras import _registry
 from torchestimator.saved_model import _layout
 
 
 def _run(script: str, cwd) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = package_only_env()
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
                             text=True, cwd=str(cwd), env=env, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
