@@ -8,6 +8,8 @@
 # 2.5.2) and the test dependencies, then runs pytest with src/ on PYTHONPATH: the project's own
 # pin (torch 2.13) is not installed there. Needs the package index; nothing is downloaded again
 # once the venv exists. pytest-timeout's TEST_TIMEOUT (default 300 s) bounds each test.
+# WITHOUT="moto s3fs ..." runs as if those top-level modules were not installed
+# (tools/without_packages/sitecustomize.py), as on a machine that lacks them.
 set -eu
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TORCH="${TORCH:-2.11.0}"
@@ -37,6 +39,10 @@ fi
 cd "$ROOT"
 "$VENV/bin/python" -c 'import torch, numpy, sys; print("torch", torch.__version__, "numpy", numpy.__version__, "python", sys.version.split()[0])'
 if [ "$#" -eq 0 ]; then set -- -m "not slow" tests; fi
+if [ -n "${WITHOUT:-}" ]; then
+  export TORCHESTIMATOR_TEST_WITHOUT="$WITHOUT"
+  export PYTHONPATH="$ROOT/tools/without_packages${PYTHONPATH:+:$PYTHONPATH}"
+fi
 PYTHONPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}" TORCHESTIMATOR_DEVICE="${TORCHESTIMATOR_DEVICE:-cpu}" \
   exec "$VENV/bin/python" -m pytest -p no:cacheprovider -o addopts="" -q -rfE \
       --timeout "${TEST_TIMEOUT:-300}" "$@"
