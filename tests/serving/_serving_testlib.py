@@ -67,12 +67,15 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = os.path.join(base_path + ".log")
+        # no gRPC unless the test asks for it: servers of tests running side by side (xdist)
+        # would all reach for gRPC's default port 8500, and all but one log that it is taken
+        grpc = () if any(a == "--port" or a.startswith("--port=") for a in extra) else ("--port", "0")
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "torchestimator", "serve", "--host", "127.0.0.1",
              "--rest_api_port", str(self.port), "--model_name", model_name,
              "--model_base_path", base_path, "--file_system_poll_wait_seconds", "0.2",
-             "--log_level", "warning", *extra],
+             "--log_level", "warning", *grpc, *extra],
             stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 120
         while True:
