@@ -23,6 +23,7 @@ import datetime
 import json
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -260,13 +261,29 @@ def group_backend(backend: str) -> str:
     return "cpu:gloo,cuda:nccl" if backend == "nccl" else backend
 
 
+# How long a process ending cleanly waits at exit for the other processes of its gloo group.
+LEAVE_BARRIER_SECS = 10.0
+
+
 def _leave_process_group() -> None:
-    """Destroys the default group at exit (a clean shutdown of its transport threads)."""
-    if dist.is_initialized():
-        try:
-            dist.destroy_process_group()
-        except Exception:  # noqa: BLE001 - at exit, a peer may already be gone
-            pass
+    """Destroys the default group at exit (a clean shutdown of its transport threads). On gloo, a
+    program that ends cleanly first waits (at most `LEAVE_BARRIER_SECS`) until every process got
+    there: a process that tore its connections down while a peer still used them made that peer
+    abort after its interpreter had ended ('terminate called without an active exception', exit
+    code -6), now and then. A program ending with an uncaught exception leaves at once: its
+    peers may be gone or stuck."""
+    if not dist.is_initialized():
+        return
+    ended_cleanly = getattr(sys, "last_value", None) is None  # set when Python prints an uncaught error
+    try:
+        if ended_cleanly and dist.get_backend() == "gloo" and dist.get_world_size() > 1:
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=LEAVE_BARRIER_SECS))
+    except Exception:  # noqa: BLE001 - at exit, a peer may be gone or busy: leave anyway
+        pass
+    try:
+        dist.destroy_process_group()
+    except Exception:  # noqa: BLE001 - at exit, a peer may already be gone
+        pass
 
 
 def shares_a_gpu() -> bool:
