@@ -275,7 +275,7 @@ def test_position_from_an_empty_tf_config_is_local():
     assert position_from_tf_config({}).world_size == 1
 
 
-def _installed(module: str) -> bool:
+def _importable(module: str) -> bool:
     try:
         importlib.import_module(module)
     except ImportError:
@@ -291,7 +291,7 @@ def test_estimator_model_dir_urls(tmp_path):
     assert est.model_dir == str(tmp_path / "m") and (tmp_path / "m").is_dir()
     # A store's URL is kept as given (tests/estimator/test_model_dir_urls.py trains there), where
     # its filesystem is installed (the `s3` extra); a scheme with no filesystem is refused naming it.
-    if _installed("s3fs"):
+    if _importable("s3fs"):
         assert tf.estimator.Estimator(model_fn, model_dir="s3://bucket/run").model_dir == "s3://bucket/run"
     else:
         with pytest.raises(tf.errors.UnimplementedError, match="Install s3fs"):
