@@ -5,6 +5,7 @@ import uuid
 
 import fsspec
 import pytest
+import torch
 
 
 @pytest.fixture
@@ -16,6 +17,12 @@ def memory_url():
     if fs.exists(f"/{name}"):
         fs.rm(f"/{name}", recursive=True)
 
+
+if torch.cuda.is_available() and os.environ.get("TORCHESTIMATOR_DEVICE", "cuda") != "cpu":
+    # the tests compare with values computed on the CPU (numpy, TF 2.15's fixtures) at float32
+    # tolerances: cuDNN's TensorFloat-32 convolutions, on by torch's default, round to about 1e-3
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
 
 if os.environ.get("TORCHESTIMATOR_DEVICE", "").startswith("lazy"):
     # the suite on torch's lazy backend as a stand-in for a GPU (tests/_harness/lazy_suite.py)

@@ -104,14 +104,16 @@ def test_op_determinism(monkeypatch):
 
 
 def test_tensor_float_32_switch():
-    before = torch.backends.cuda.matmul.allow_tf32
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
     try:
         tf.config.experimental.enable_tensor_float_32_execution(True)
         assert tf.config.experimental.tensor_float_32_execution_enabled() is True
+        assert torch.backends.cudnn.allow_tf32 is True
         tf.config.experimental.enable_tensor_float_32_execution(False)
         assert tf.config.experimental.tensor_float_32_execution_enabled() is False
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
+        assert torch.backends.cudnn.allow_tf32 is False
+    finally:  # both, or the rest of the run's convolutions would change precision on a GPU
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
 
 
 def test_run_functions_eagerly_and_jit_switches():

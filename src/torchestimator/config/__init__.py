@@ -260,13 +260,16 @@ def enable_op_determinism() -> None:
 
 
 def enable_tensor_float_32_execution(enabled: bool) -> None:
-    """Lets (or forbids) float32 matmuls and convolutions use TensorFloat-32 on GPUs that have it."""
+    """Lets (or forbids) float32 matmuls and convolutions use TensorFloat-32 on GPUs that have it
+    (torch's `backends.cuda.matmul.allow_tf32` and `backends.cudnn.allow_tf32`). PyTorch's
+    defaults, which this project keeps, allow it for convolutions only; TensorFlow's, for both."""
     torch.backends.cuda.matmul.allow_tf32 = bool(enabled)
     torch.backends.cudnn.allow_tf32 = bool(enabled)
 
 
 def tensor_float_32_execution_enabled() -> bool:
-    """Whether float32 matmuls may use TensorFloat-32 (torch's setting)."""
+    """Whether float32 matmuls may use TensorFloat-32 (torch's setting: False unless
+    `enable_tensor_float_32_execution(True)` or torch's own switch turned it on)."""
     return bool(torch.backends.cuda.matmul.allow_tf32)
 
 
