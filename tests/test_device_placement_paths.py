@@ -343,10 +343,12 @@ def test_safe_embedding_lookup_sparse_on_the_device_zeroes_empty_rows():
     np.testing.assert_allclose(want, [(table[1] + table[4]) / 2, [0, 0, 0], [0, 0, 0], table[2]])
 
 
-def test_an_export_loads_and_runs_on_the_default_device(tmp_path):
+def test_an_export_loads_and_runs_on_the_default_device(tmp_path, monkeypatch):
     """TF's `load` places the variables on the default device: the program's weights and the
     preprocessing layers' go there, and host features are copied to them (the feature
-    columns' layer used to make its weights there while the program's stayed on the host)."""
+    columns' layer used to make its weights there while the program's stayed on the host). An
+    export loaded on the host copies features on the device to it, blocking: a copy from a GPU
+    without blocking may not have ended when the host ops read it."""
     from torchestimator.serving import _fast_call
 
     x = np.linspace(-1, 1, 32).astype("float32")
@@ -366,4 +368,16 @@ def test_an_export_loads_and_runs_on_the_default_device(tmp_path):
             kept = tf.saved_model.load(path)
         assert kept.signatures["predict"](x=x[:3])["predictions"].device.type == "cpu"
         assert _fast_call._runtime_run(kept._runtime) is not None
+        copies, real_to = [], torch.Tensor.to
+
+        def spied_to(self, *args, **kwargs):
+            copies.append((self.device.type, bool(kwargs.get("non_blocking"))))
+            return real_to(self, *args, **kwargs)
+
+        features = loop.to_device(torch.from_numpy(x[:3]), device)
+        monkeypatch.setattr(torch.Tensor, "to", spied_to)
+        from_device = kept.signatures["predict"](x=features)["predictions"]
+        monkeypatch.undo()
+        assert (device.type, False) in copies and (device.type, True) not in copies, copies
+        np.testing.assert_allclose(from_device.numpy(), on_host.numpy(), rtol=1e-6)
     np.testing.assert_allclose(out.cpu().numpy(), on_host.numpy(), rtol=1e-6)

@@ -69,6 +69,7 @@ class _Runtime:
     def run(self, features: Mapping[str, Any]) -> dict[str, torch.Tensor]:
         """The program's outputs (by program output name) for the model's `features`."""
         with torch.no_grad(), self.device_scope():
+            features = self.layer_features(features)
             flat = []
             batch = None
             for name in self.feature_names:
@@ -102,9 +103,23 @@ class _Runtime:
             return contextlib.nullcontext()
         return placement_scope(self.device)
 
+    def layer_features(self, features: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`features` as the preprocessing layers read them: a tensor on another accelerator
+        than the export's is copied to the export's device (to the host, for an export loaded
+        there); host tensors stay on the host, where the layers do their string and id work."""
+        if not self.layers or all(not isinstance(v, torch.Tensor) or v.device.type == "cpu"
+                                  or v.device == self.device for v in features.values()):
+            return features
+        return {key: self.placed(value) if isinstance(value, torch.Tensor)
+                and value.device.type != "cpu" else value for key, value in features.items()}
+
     def placed(self, value: torch.Tensor) -> torch.Tensor:
-        """A feature tensor on the device the export runs on (copied there when it is not)."""
-        return value if value.device == self.device else value.to(self.device, non_blocking=True)
+        """A feature tensor on the device the export runs on (copied there when it is not). A
+        copy to the host blocks: the host ops after it read it at once (a copy from a GPU to the
+        host without blocking may not have ended when they do)."""
+        if value.device == self.device:
+            return value
+        return value.to(self.device, non_blocking=self.device.type != "cpu")
 
 
 def _flat_forward(program: torch.export.ExportedProgram) -> tuple[Any, list[str], list[str]]:

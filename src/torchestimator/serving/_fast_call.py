@@ -144,12 +144,14 @@ def _runtime_run(runtime: Any) -> Any:
     leaves = pytree.tree_leaves
     placed = getattr(runtime, "placed", None)  # the features onto the export's device
     device_scope = getattr(runtime, "device_scope", None)
-    if placed is None or device_scope is None:
+    layer_features = getattr(runtime, "layer_features", None)
+    if placed is None or device_scope is None or layer_features is None:
         return None
 
     def run(features: Mapping[str, Any]) -> dict[str, torch.Tensor]:
         with torch.no_grad(), device_scope():
             flat = [placed(features[name]) for name in feature_names]
+            features = layer_features(features)
             for layer in layers:
                 output = layer(features)
                 if isinstance(output, torch.Tensor):
