@@ -172,3 +172,35 @@ def test_generator_enqueuer_processes_copy_the_generator():
 def test_enqueuer_is_exported():
     assert issubclass(tf.keras.utils.OrderedEnqueuer, tf.keras.utils.SequenceEnqueuer)
     assert issubclass(tf.keras.utils.GeneratorEnqueuer, tf.keras.utils.SequenceEnqueuer)
+
+
+class DevicesOfTfTensors(tf.keras.utils.Sequence):
+    """Each item: the device type of a tensor `tf.ones` makes where the item is read."""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return tf.ones([2, 3]).device.type
+
+
+def test_worker_processes_make_tf_tensors_on_the_host():
+    """A process forked from one using CUDA cannot use CUDA: TF's ops in a Sequence (or a
+    generator) read by processes make host tensors there, as TF runs input code on the CPU.
+    The second device stands in for the GPU the parent's ops put tensors on."""
+    from _harness.device_leaks import available, on_leak_device
+
+    if not available():
+        pytest.skip("this torch build has no lazy backend")
+    from torchestimator.keras.utils import _enqueuers
+
+    with on_leak_device() as device:
+        assert tf.ones([2, 3]).device.type == device.type  # the parent's ops: on the device
+        assert list(_enqueuers.ordered_batches(DevicesOfTfTensors(), [0, 1], workers=2,
+                                               use_multiprocessing=True)) == ["cpu", "cpu"]
+        generator = (tf.ones([2, 3]).device.type for _ in range(2))
+        enqueuer = tf.keras.utils.GeneratorEnqueuer(generator, use_multiprocessing=True)
+        enqueuer.start(workers=1, max_queue_size=2)
+        assert list(enqueuer.get()) == ["cpu", "cpu"]
+        assert list(_enqueuers.ordered_batches(DevicesOfTfTensors(), [0], workers=2)) == [
+            device.type]  # threads are the parent's: its ops' device

@@ -8,7 +8,8 @@ Workers are a thread pool, or with `use_multiprocessing=True` a process pool
 Sequence when the pool starts, one pool per epoch, so that changes made by
 `on_epoch_end` reach the workers (as Keras re-sends the Sequence each epoch). Batches come
 back in the order of their indices whatever the worker that read them; at most
-`max_queue_size` are read ahead.
+`max_queue_size` are read ahead. A worker process makes TF's tensors on the host (a host scope,
+as for a `tf.data` function): a process forked from one that uses CUDA cannot use CUDA.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
+
+from torchestimator._engine import device_scope
 
 __all__ = ["GeneratorEnqueuer", "OrderedEnqueuer", "SequenceEnqueuer", "ordered_batches"]
 
@@ -47,8 +50,16 @@ def _pickled(sequence: Any) -> bytes:
         ) from e
 
 
+def _on_host_in_this_process() -> None:
+    """A worker process's TF ops make their tensors on the host, for good: it is forked, and a
+    process forked from one that has used CUDA cannot use CUDA ('Cannot re-initialize CUDA in
+    forked subprocess'); TensorFlow runs such input code on the CPU too."""
+    device_scope.HOST.depth += 1
+
+
 def _init_sequence_worker(payload: bytes) -> None:
     global _WORKER_SOURCE
+    _on_host_in_this_process()
     _WORKER_SOURCE = pickle.loads(payload)  # the parent's own pickle of its Sequence
 
 
@@ -263,6 +274,7 @@ class OrderedEnqueuer(SequenceEnqueuer):
 
 def _init_generator_worker(generator: Any, random_seed: int | None) -> None:
     global _WORKER_SOURCE
+    _on_host_in_this_process()
     _WORKER_SOURCE = generator
     if random_seed is not None:
         seed = (random_seed + os.getpid()) % (2**32)
