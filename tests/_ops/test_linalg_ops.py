@@ -443,3 +443,47 @@ def test_top_level_names_match_tensorflow():
     for name in ("inv", "svd", "l2_normalize", "band_part", "global_norm"):
         assert not hasattr(tf, name), name  # tf.linalg only, as in TF 2.15
         assert callable(getattr(tf.linalg, name)), name
+
+
+def test_integer_products_on_a_device_without_integer_kernels_run_on_the_host(monkeypatch):
+    """CUDA has no integer matrix products ('"addmm_cuda" not implemented for 'Long''): TF runs
+    such an op on the CPU; here tf.matmul, tf.linalg.matvec, tf.tensordot and tf.einsum compute
+    it on the host, exactly (int64 values past float64's 2**53 included), and put the result
+    back on the operands' device. The second device stands in for the GPU, its torch functions
+    made to refuse integer operands with CUDA's message."""
+    from _harness.device_leaks import available, on_leak_device
+
+    if not available():
+        pytest.skip("this torch build has no lazy backend")
+    refused = []
+
+    def without_integer_kernels(real):
+        def product(*args, **kwargs):
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            if any(t.device.type != "cpu" and not t.is_floating_point() for t in tensors):
+                refused.append(real.__name__)
+                raise RuntimeError('"addmm_cuda" not implemented for \'Long\'')
+            return real(*args, **kwargs)
+        return product
+
+    big = 2**53 + 1  # float64 cannot hold it: a product through float64 would round
+    a = np.array([[big, 2], [3, -4]], dtype=np.int64)
+    b = np.array([[1, 5], [1, -6]], dtype=np.int64)
+    with on_leak_device() as device:
+        x, y = (torch.from_numpy(v).to(device) for v in (a, b))
+        for name in ("matmul", "tensordot", "einsum"):
+            monkeypatch.setattr(torch, name, without_integer_kernels(getattr(torch, name)))
+        results = {
+            "matmul": (tf.matmul(x, y), a @ b),
+            "matvec": (tf.linalg.matvec(x, y[0]), a @ b[0]),
+            "tensordot": (tf.tensordot(x, y, axes=1), a @ b),
+            "einsum": (tf.einsum("ij,jk->ik", x, y), a @ b),
+        }
+        monkeypatch.undo()
+        for name, (got, want) in results.items():
+            assert got.device.type == device.type, name
+            assert got.dtype is torch.int64, name
+            np.testing.assert_array_equal(got.cpu().numpy(), want, err_msg=name)
+    assert set(refused) == {"matmul", "tensordot", "einsum"}
+    with pytest.raises(tf.errors.InvalidArgumentError, match="einsum"):
+        tf.einsum("ij,jk->ik", tf.constant(a), tf.constant(np.ones((3, 2), np.int64)))  # a fault

@@ -9,7 +9,14 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name, normalize_axis, shapes_error
-from torchestimator._ops.linalg_ops._common import _EIGHT_BIT, Tensor, _mT, _numeric, _pair
+from torchestimator._ops.linalg_ops._common import (
+    _EIGHT_BIT,
+    Tensor,
+    _mT,
+    _numeric,
+    _pair,
+    integer_product,
+)
 from torchestimator.errors import InvalidArgumentError
 
 # ----------------------------------------------------------------------------- products
@@ -83,11 +90,8 @@ def matmul(
     if a.dtype is torch.bool:
         raise TypeError("matmul: bool tensors are not supported; tf.cast them to a numeric dtype.")
     try:
-        return torch.matmul(a, b)
-    except RuntimeError as error:
-        if not (a.is_floating_point() or a.is_complex()) and "not implemented" in str(error):
-            # integer matmul has no kernel on some devices: exact through float64 for |x| < 2**53
-            return torch.matmul(a.double(), b.double()).to(a.dtype)
+        return integer_product(torch.matmul, a, b)
+    except RuntimeError:
         raise shapes_error(
             "matmul", a.shape, b.shape, "The batch dimensions must be broadcast-compatible."
         ) from None
@@ -159,7 +163,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
                 f"Axis {i} of a (size {a.shape[i]}) and axis {j} of b (size {b.shape[j]}) are "
                 "contracted and must match.",
             )
-    return torch.tensordot(a, b, dims=(a_axes, b_axes))
+    return integer_product(lambda x, y: torch.tensordot(x, y, dims=(a_axes, b_axes)), a, b)
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
@@ -184,7 +188,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
                 f"{dtype_name(tensors[0].dtype)} (use tf.cast).",
             )
     try:
-        return torch.einsum(equation, *tensors)
+        return integer_product(lambda *operands: torch.einsum(equation, *operands), *tensors)
     except RuntimeError as error:
         shapes = " and ".join(str(list(t.shape)) for t in tensors)
         raise InvalidArgumentError(
