@@ -83,21 +83,6 @@ def _pair(a: Any, b: Any, op: str) -> tuple[Tensor, Tensor]:
     return a, b
 
 
-def integer_product(product: Any, *tensors: Tensor) -> Tensor:
-    """`product(*tensors)`; for integer tensors on a device that has no integer matrix-product
-    kernels (CUDA has none: '"addmm_cuda" not implemented for 'Int''), computed on the host, as
-    TensorFlow runs an op without a GPU kernel on the CPU, and copied back to the device: the
-    host's exact integer results, wrapping on overflow as there."""
-    try:
-        return product(*tensors)
-    except RuntimeError as error:
-        first = tensors[0]
-        if (first.is_floating_point() or first.is_complex() or first.device.type == "cpu"
-                or "not implemented" not in str(error)):
-            raise
-    return product(*(t.cpu() for t in tensors)).to(tensors[0].device)
-
-
 def _mT(x: Tensor, conj: bool) -> Tensor:  # noqa: N802 - torch's spelling
     return x.mH if conj and x.is_complex() else x.mT
 

@@ -9,14 +9,8 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name, normalize_axis, shapes_error
-from torchestimator._ops.linalg_ops._common import (
-    _EIGHT_BIT,
-    Tensor,
-    _mT,
-    _numeric,
-    _pair,
-    integer_product,
-)
+from torchestimator._ops.host_fallback import host_fallback
+from torchestimator._ops.linalg_ops._common import _EIGHT_BIT, Tensor, _mT, _numeric, _pair
 from torchestimator.errors import InvalidArgumentError
 
 # ----------------------------------------------------------------------------- products
@@ -90,7 +84,7 @@ def matmul(
     if a.dtype is torch.bool:
         raise TypeError("matmul: bool tensors are not supported; tf.cast them to a numeric dtype.")
     try:
-        return integer_product(torch.matmul, a, b)
+        return host_fallback(torch.matmul, a, b)
     except RuntimeError:
         raise shapes_error(
             "matmul", a.shape, b.shape, "The batch dimensions must be broadcast-compatible."
@@ -163,7 +157,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
                 f"Axis {i} of a (size {a.shape[i]}) and axis {j} of b (size {b.shape[j]}) are "
                 "contracted and must match.",
             )
-    return integer_product(lambda x, y: torch.tensordot(x, y, dims=(a_axes, b_axes)), a, b)
+    return host_fallback(lambda x, y: torch.tensordot(x, y, dims=(a_axes, b_axes)), a, b)
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
@@ -188,7 +182,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
                 f"{dtype_name(tensors[0].dtype)} (use tf.cast).",
             )
     try:
-        return integer_product(lambda *operands: torch.einsum(equation, *operands), *tensors)
+        return host_fallback(lambda *operands: torch.einsum(equation, *operands), *tensors)
     except RuntimeError as error:
         shapes = " and ".join(str(list(t.shape)) for t in tensors)
         raise InvalidArgumentError(

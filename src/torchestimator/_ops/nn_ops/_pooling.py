@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from torchestimator._ops.convert import dtype_name
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator._ops.nn_ops._common import _FLOATS, Tensor, _numeric
 from torchestimator._ops.nn_ops._data_format import (
     _CHANNELS_FIRST,
@@ -78,11 +79,11 @@ def _pool(
     )
     if kind == "max":
         pool = F.max_pool2d if n == 2 else F.max_pool3d
-        if symmetric:
-            y = pool(xc, kernel, strides, tuple(b for b, _ in pads))
+        if symmetric:  # (CUDA has no integer max pooling: those run on the host)
+            y = host_fallback(lambda t: pool(t, kernel, strides, tuple(b for b, _ in pads)), xc)
         else:
             low = -math.inf if xc.is_floating_point() else torch.iinfo(xc.dtype).min
-            y = pool(_apply_pads(xc, pads, low), kernel, strides)
+            y = host_fallback(lambda t: pool(t, kernel, strides), _apply_pads(xc, pads, low))
     else:
         pool = F.avg_pool2d if n == 2 else F.avg_pool3d
         if symmetric:
