@@ -16,6 +16,10 @@ place (the fast path turns off, results stay the same). `SUPPORTED` says which h
 - `op_kernel(target)`: for an ATen `OpOverload` (`torch.ops.aten.addmm.default`), the C++
   callable it dispatches to (`OpOverload._op`), skipping its Python `__call__`; anything else
   as it is. Fallback: the target itself.
+- `unscale_and_check_finite(grads, found_inf, inv_scale)`: multiplies each gradient by
+  `inv_scale` in place and sets `found_inf` to 1 when one holds an inf or a NaN, in one fused
+  kernel (`torch._amp_foreach_non_finite_check_and_unscale_`, torch's GradScaler's), reading
+  nothing back. Fallback: the same with one `mul_` and one check per gradient.
 
 Users (a name without users is deleted): `version` -- `feature_column/_transform.py`,
 `keras/optimizers/ftrl.py`, `keras/engine/one_hot_labels.py`, `keras/layers/rnn/_fused.py`,
@@ -23,7 +27,8 @@ Users (a name without users is deleted): `version` -- `feature_column/_transform
 `keras/metrics/_metric.py` (the packed feature columns ask `data.columns.packed_matrix`,
 which needs none); `disabled_torch_function_impl` -- `keras/metrics/_variable.py`;
 `is_tracing` -- `keras/engine/layer_utils.py`; `flatten_dense_tensors` --
-`keras/optimizers/_flat.py`, `keras/layers/rnn/_fused.py`; `op_kernel` -- `serving/_fast_call.py`.
+`keras/optimizers/_flat.py`, `keras/layers/rnn/_fused.py`; `op_kernel` -- `serving/_fast_call.py`;
+`unscale_and_check_finite` -- `keras/mixed_precision/_loss_scale_optimizer.py`.
 """
 
 from __future__ import annotations
@@ -139,3 +144,24 @@ def _op_itself(target: Any) -> Any:
 
 
 op_kernel: Callable[[Any], Any] = _op_kernel if _check("op_kernel", _op_kernel_behaves) else _op_itself
+
+
+def _unscale_behaves() -> bool:
+    grads, found = [torch.tensor([2.0, 4.0]), torch.tensor([float("inf")])], torch.zeros(1)
+    torch._amp_foreach_non_finite_check_and_unscale_(grads[:1], found, torch.full((1,), 0.5))
+    clean = found.tolist() == [0.0] and grads[0].tolist() == [1.0, 2.0]
+    torch._amp_foreach_non_finite_check_and_unscale_(grads[1:], found, torch.full((1,), 0.5))
+    return clean and found.tolist() == [1.0]
+
+
+def _unscale_fallback(grads: list[torch.Tensor], found_inf: torch.Tensor,
+                      inv_scale: torch.Tensor) -> None:
+    for g in grads:
+        g.mul_(inv_scale)
+        found_inf.copy_(torch.maximum(found_inf, (~torch.isfinite(g)).any().to(found_inf.dtype)))
+
+
+if _check("unscale_and_check_finite", _unscale_behaves):
+    unscale_and_check_finite: Callable[..., None] = torch._amp_foreach_non_finite_check_and_unscale_
+else:  # pragma: no cover
+    unscale_and_check_finite = _unscale_fallback

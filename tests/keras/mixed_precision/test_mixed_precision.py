@@ -150,3 +150,25 @@ def test_a_mixed_float16_model_saves_and_loads_with_its_optimizer(tmp_path):
     assert loaded.layers[0].dtype_policy == "mixed_float16"
     assert loaded.layers[0].compute_dtype == "float16"
     np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-3)
+
+
+def test_step_unscales_gradients_of_every_dtype_and_skips_on_one_non_finite_value():
+    """`step` (fit's path) unscales all gradients in fused kernels, one per device and dtype, and
+    reads one verdict back; a NaN in any group skips the update and halves the scale."""
+    from torchestimator.keras.mixed_precision._loss_scale_optimizer import _unscaled_all_finite
+
+    grads = [torch.full((2,), 8.0), torch.full((3,), 4.0, dtype=torch.float16), torch.full((1,), 2.0)]
+    assert _unscaled_all_finite(grads, 4.0) is True
+    assert [g.tolist() for g in grads] == [[2.0, 2.0], [1.0, 1.0, 1.0], [0.5]]
+    assert _unscaled_all_finite([torch.ones(2), torch.tensor([1.0, float("nan")], dtype=torch.float16)], 2.0) is False
+    assert _unscaled_all_finite([], 2.0) is True
+
+    a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0])
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(1.0), initial_scale=4)
+    opt.build([a, b])
+    a.grad, b.grad = torch.tensor([4.0, 8.0]), torch.tensor([float("nan")])
+    opt.step()
+    assert a.numpy().tolist() == [1.0, 2.0] and float(opt.loss_scale) == 2  # skipped, halved
+    a.grad, b.grad = torch.tensor([4.0, 8.0]), torch.tensor([2.0])
+    opt.step()
+    assert a.numpy().tolist() == [-1.0, -2.0] and b.numpy().tolist() == [2.0]

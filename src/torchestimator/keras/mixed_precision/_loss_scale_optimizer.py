@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from torchestimator import _torch_private
 from torchestimator.keras import _registry
 from torchestimator.keras.optimizers import _serialization, deserialize, serialize
 from torchestimator.keras.optimizers.optimizer import Optimizer
@@ -121,9 +122,7 @@ class LossScaleOptimizer:
         skipped and, with dynamic scaling, the scale halves."""
         grads = [p.grad for p in self.inner_optimizer._vars if p.grad is not None]
         with torch.no_grad():
-            for g in grads:
-                g.div_(self._scale)
-            finite = all(bool(torch.isfinite(g).all()) for g in grads)
+            finite = _unscaled_all_finite(grads, self._scale)
         if self._update_scale(finite):
             self.inner_optimizer.step()
 
@@ -137,7 +136,7 @@ class LossScaleOptimizer:
         first) unless one is not finite, in which case the step is skipped and, with dynamic
         scaling, the scale halves. Returns the inner optimizer's `iterations`."""
         pairs = list(grads_and_vars)
-        finite = all(bool(torch.isfinite(g).all()) for g, _ in pairs if g is not None)
+        finite = _all_finite([g for g, _ in pairs if g is not None])
         if self._update_scale(finite):
             return self.inner_optimizer.apply_gradients(pairs)
         return self.inner_optimizer.iterations
@@ -183,6 +182,41 @@ class LossScaleOptimizer:
     def __repr__(self) -> str:
         return (f"LossScaleOptimizer({self.inner_optimizer!r}, dynamic={self.dynamic}, "
                 f"loss_scale={self._scale})")
+
+
+def _unscaled_all_finite(grads: list[torch.Tensor], scale: float) -> bool:
+    """Multiplies each gradient by `1 / scale` in place (TF multiplies by the reciprocal) and
+    returns whether every one is finite: one fused kernel per device and dtype, as torch's
+    GradScaler, and one read-back of the verdict (checked one by one, each gradient cost a
+    read-back: a synchronization per weight on a GPU)."""
+    if not grads:
+        return True
+    if any(g.layout is not torch.strided for g in grads):  # sparse gradients: one by one
+        for g in grads:
+            g.mul_(1.0 / scale)
+        return all(bool(torch.isfinite(g.coalesce().values() if g.is_sparse else g).all())
+                   for g in grads)
+    groups: dict[tuple[torch.device, torch.dtype], list[torch.Tensor]] = {}
+    for g in grads:
+        groups.setdefault((g.device, g.dtype), []).append(g)
+    flags = []
+    for (device, _), group in groups.items():
+        found_inf = torch.zeros(1, device=device)
+        _torch_private.unscale_and_check_finite(group, found_inf,
+                                                torch.full((1,), 1.0 / scale, device=device))
+        flags.append(found_inf)
+    found = flags[0] if len(flags) == 1 else torch.stack([f.to(flags[0].device) for f in flags]).sum()
+    return not bool(found)
+
+
+def _all_finite(grads: list[torch.Tensor]) -> bool:
+    """Whether every gradient is finite, read back once."""
+    dense = [g.coalesce().values() if g.is_sparse else g for g in grads]
+    if not dense:
+        return True
+    checks = [torch.isfinite(g).all() for g in dense]
+    return bool(checks[0] if len(checks) == 1 else torch.stack(
+        [c.to(checks[0].device) for c in checks]).all())
 
 
 def _register() -> None:
