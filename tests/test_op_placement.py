@@ -180,3 +180,45 @@ def test_a_host_scalar_next_to_a_device_tensor_stays_on_the_host():
         x, y = tf.math.multiply(values, scalar), tf.math.maximum(scalar, values)
         assert x.device.type == y.device.type == device.type
         assert scalar.device.type == "cpu"
+
+
+STATELESS = {
+    "normal": lambda: tf.random.stateless_normal([4, 3], seed=[1, 2]),
+    "uniform": lambda: tf.random.stateless_uniform([5], seed=[3, 4], minval=-1.0, maxval=2.0),
+    "uniform_int": lambda: tf.random.stateless_uniform([5], seed=[3, 4], minval=0, maxval=9,
+                                                       dtype=tf.int32),
+    "truncated_normal": lambda: tf.random.stateless_truncated_normal([6], seed=[5, 6]),
+    "categorical": lambda: tf.random.stateless_categorical([[0.0, 1.0, 2.0]], 6, seed=[7, 8]),
+    "gamma": lambda: tf.random.stateless_gamma([3, 2], seed=[1, 1], alpha=[1.0, 2.0]),
+    "poisson": lambda: tf.random.stateless_poisson([3, 2], seed=[2, 2], lam=[1.0, 4.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATELESS))
+def test_stateless_random_ops_give_the_cpus_values_on_the_device(name):
+    """TF: a stateless op's output is "consistent ... between CPU and GPU". They draw on the
+    host (a CUDA generator's stream differs from the CPU's) and put the values where TF's ops
+    put tensors."""
+    on_host = STATELESS[name]()
+    with on_leak_device() as device:
+        placed = STATELESS[name]()
+    assert placed.device.type == device.type
+    np.testing.assert_array_equal(placed.cpu().numpy(), on_host.numpy())
+
+
+def test_stateless_image_ops_give_the_cpus_results_for_images_on_the_device():
+    images = np.random.default_rng(0).uniform(size=(4, 3, 5, 3)).astype(np.float32)
+    ops = {
+        "flip": lambda x: tf.image.stateless_random_flip_left_right(x, seed=[1, 2]),
+        "flip_up_down": lambda x: tf.image.stateless_random_flip_up_down(x, seed=[3, 1]),
+        "brightness": lambda x: tf.image.stateless_random_brightness(x, 0.3, seed=[2, 2]),
+        "contrast": lambda x: tf.image.stateless_random_contrast(x, 0.2, 1.8, seed=[4, 4]),
+        "one_image_flip": lambda x: tf.image.stateless_random_flip_left_right(x[0], seed=[9, 9]),
+    }
+    on_host = {name: op(tf.constant(images)).numpy() for name, op in ops.items()}
+    with on_leak_device() as device:
+        on_device = torch.from_numpy(images).to(device)
+        for name, op in ops.items():
+            out = op(on_device)
+            assert out.device.type == device.type, name
+            np.testing.assert_allclose(out.cpu().numpy(), on_host[name], rtol=1e-6, err_msg=name)

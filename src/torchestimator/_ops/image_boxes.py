@@ -391,7 +391,7 @@ def stateless_sample_distorted_bounding_box(image_size: Any, bounding_boxes: Any
         `(begin, size, bboxes)` as `sample_distorted_bounding_box`.
     """
     op = "stateless_sample_distorted_bounding_box"
-    gen = _stateless(seed, torch.device("cpu"), op)
+    gen = _stateless(seed, op)
     return _sample_distorted(op, gen, image_size, bounding_boxes, min_object_covered,
                              aspect_ratio_range, area_range, max_attempts,
                              use_image_if_no_bounding_boxes)

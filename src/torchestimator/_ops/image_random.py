@@ -25,7 +25,7 @@ def stateless_random_contrast(image: Any, lower: float, upper: float, seed: Any)
     """
     _io._check_bounds(lower, upper)
     image = _io._image(image, "stateless_random_contrast")
-    factor = _io._scalar_draw(lower, upper, seed, image.device, "stateless_random_contrast",
+    factor = _io._scalar_draw(lower, upper, seed, "stateless_random_contrast",
                               stateless=True)
     return _io.adjust_contrast(image, factor)
 
@@ -44,7 +44,7 @@ def stateless_random_saturation(image: Any, lower: float, upper: float,
                          "(<class 'NoneType'>) to a Tensor: stateless_random_saturation needs "
                          "a `seed` of shape [2].")
     image = _io._image(image, "stateless_random_saturation")
-    factor = _io._scalar_draw(lower, upper, seed, image.device, "stateless_random_saturation",
+    factor = _io._scalar_draw(lower, upper, seed, "stateless_random_saturation",
                               stateless=True)
     return _io.adjust_saturation(image, factor)
 
@@ -61,7 +61,7 @@ def stateless_random_hue(image: Any, max_delta: float, seed: Any) -> Tensor:
     if max_delta < 0:
         raise ValueError(f"max_delta must be non-negative, got {max_delta!r}.")
     image = _io._image(image, "stateless_random_hue")
-    delta = _io._scalar_draw(-max_delta, max_delta, seed, image.device, "stateless_random_hue",
+    delta = _io._scalar_draw(-max_delta, max_delta, seed, "stateless_random_hue",
                              stateless=True)
     return _io.adjust_hue(image, delta)
 
@@ -85,7 +85,7 @@ def stateless_random_crop(value: Any, size: Any, seed: Any, name: str | None = N
     if any(s > d for s, d in zip(size, shape)) or any(s < 0 for s in size):
         raise InvalidArgumentError(None, None, f"Need value.shape >= size, got {shape} and "
                                    f"{size}.")
-    gen = _io._stateless(seed, torch.device("cpu"), "stateless_random_crop")
+    gen = _io._stateless(seed, "stateless_random_crop")
     limit = torch.tensor([d - s + 1 for d, s in zip(shape, size)])
     offsets = (torch.randint(0, 2**31 - 1, (len(shape),), generator=gen) % limit).tolist()
     return value[tuple(slice(o, o + s) for o, s in zip(offsets, size))]
@@ -155,7 +155,7 @@ def stateless_random_jpeg_quality(image: Any, min_jpeg_quality: int, max_jpeg_qu
         The image, of the input's dtype and shape.
     """
     _check_quality_range(min_jpeg_quality, max_jpeg_quality)
-    gen = _io._stateless(seed, torch.device("cpu"), "stateless_random_jpeg_quality")
+    gen = _io._stateless(seed, "stateless_random_jpeg_quality")
     q = int(torch.randint(int(min_jpeg_quality), int(max_jpeg_quality), (), generator=gen))
     return adjust_jpeg_quality(image, q)
 

@@ -283,10 +283,12 @@ def adjust_hue(image: Any, delta: float, name: str | None = None) -> Tensor:
     return convert_image_dtype(rgb, image.dtype)
 
 
-def _scalar_draw(low: float, high: float, seed: Any, device: torch.device, op: str,
-                 stateless: bool = False) -> float:
-    gen = _stateless(seed, device, op) if stateless else _op_seed_generator(seed, device, op)
-    return float(_uniform((), low, high, gen, device))
+def _scalar_draw(low: float, high: float, seed: Any, op: str, stateless: bool = False) -> float:
+    """A number drawn uniformly from [low, high) on the host: for an image on a GPU nothing is
+    read back from it, and a stateless seed draws the same number on every device."""
+    host = torch.device("cpu")
+    gen = _stateless(seed, op) if stateless else _op_seed_generator(seed, host, op)
+    return float(_uniform((), low, high, gen, host))
 
 
 def random_brightness(image: Any, max_delta: float, seed: int | None = None) -> Tensor:
@@ -299,7 +301,7 @@ def random_brightness(image: Any, max_delta: float, seed: int | None = None) -> 
     if max_delta < 0:
         raise ValueError(f"max_delta must be non-negative, got {max_delta!r}.")
     image = _image(image, "random_brightness")
-    delta = _scalar_draw(-max_delta, max_delta, seed, image.device, "random_brightness")
+    delta = _scalar_draw(-max_delta, max_delta, seed, "random_brightness")
     return adjust_brightness(image, delta)
 
 
@@ -313,7 +315,7 @@ def stateless_random_brightness(image: Any, max_delta: float, seed: Any) -> Tens
     if max_delta < 0:
         raise ValueError(f"max_delta must be non-negative, got {max_delta!r}.")
     image = _image(image, "stateless_random_brightness")
-    delta = _scalar_draw(-max_delta, max_delta, seed, image.device, "stateless_random_brightness",
+    delta = _scalar_draw(-max_delta, max_delta, seed, "stateless_random_brightness",
                          stateless=True)
     return adjust_brightness(image, delta)
 
@@ -334,7 +336,7 @@ def random_contrast(image: Any, lower: float, upper: float, seed: int | None = N
     """
     _check_bounds(lower, upper)
     image = _image(image, "random_contrast")
-    factor = _scalar_draw(lower, upper, seed, image.device, "random_contrast")
+    factor = _scalar_draw(lower, upper, seed, "random_contrast")
     return adjust_contrast(image, factor)
 
 
@@ -347,7 +349,7 @@ def random_saturation(image: Any, lower: float, upper: float, seed: int | None =
     """
     _check_bounds(lower, upper)
     image = _image(image, "random_saturation")
-    factor = _scalar_draw(lower, upper, seed, image.device, "random_saturation")
+    factor = _scalar_draw(lower, upper, seed, "random_saturation")
     return adjust_saturation(image, factor)
 
 
@@ -363,5 +365,5 @@ def random_hue(image: Any, max_delta: float, seed: int | None = None) -> Tensor:
     if max_delta < 0:
         raise ValueError(f"max_delta must be non-negative, got {max_delta!r}.")
     image = _image(image, "random_hue")
-    delta = _scalar_draw(-max_delta, max_delta, seed, image.device, "random_hue")
+    delta = _scalar_draw(-max_delta, max_delta, seed, "random_hue")
     return adjust_hue(image, delta)

@@ -92,8 +92,9 @@ def _op_seed_generator(seed: Any, device: torch.device, op: str) -> torch.Genera
     return random_ops._op_generator(op, seed, device)
 
 
-def _stateless(seed: Any, device: torch.device, op: str) -> torch.Generator:
-    return random_ops._stateless_generator(seed, op, device)
+def _stateless(seed: Any, op: str) -> torch.Generator:
+    """The host generator of a stateless op's `seed` (the same draws on every device)."""
+    return random_ops._stateless_generator(seed, op)
 
 
 def _uniform(shape: tuple, low: float, high: float, gen: torch.Generator | None,

@@ -22,6 +22,8 @@ from torchestimator._ops.image_ops._common import (
 )
 from torchestimator.errors import InvalidArgumentError
 
+_HOST = torch.device("cpu")
+
 
 # ---------------------------------------------------------------------------- flips, rotations
 def flip_left_right(image: Any) -> Tensor:
@@ -47,10 +49,14 @@ def flip_up_down(image: Any) -> Tensor:
 
 
 def _random_flip(image: Tensor, dim: int, gen: torch.Generator | None) -> Tensor:
+    """Flips `image` (or each image of a batch) along `dim` with probability 1/2. The coins are
+    tossed on the host (`gen` is a host generator, or None for torch's default one): a single
+    image's flip is decided without reading the device, and a seed tosses the same coins on
+    every device."""
     if image.dim() == 3:
-        flip = torch.rand((), generator=gen, device=image.device) < 0.5
+        flip = torch.rand((), generator=gen) < 0.5
         return torch.flip(image, (dim,)) if bool(flip) else image
-    flips = torch.rand((image.shape[0],), generator=gen, device=image.device) < 0.5
+    flips = (torch.rand((image.shape[0],), generator=gen) < 0.5).to(image.device)
     return torch.where(flips.view(-1, 1, 1, 1), torch.flip(image, (dim,)), image)
 
 
@@ -63,7 +69,7 @@ def random_flip_left_right(image: Any, seed: int | None = None) -> Tensor:
     """
     image = _image(image, "random_flip_left_right")
     _check_rank(image, "random_flip_left_right")
-    gen = _op_seed_generator(seed, image.device, "random_flip_left_right")
+    gen = _op_seed_generator(seed, _HOST, "random_flip_left_right")
     return _random_flip(image, -2, gen)
 
 
@@ -76,7 +82,7 @@ def random_flip_up_down(image: Any, seed: int | None = None) -> Tensor:
     """
     image = _image(image, "random_flip_up_down")
     _check_rank(image, "random_flip_up_down")
-    return _random_flip(image, -3, _op_seed_generator(seed, image.device, "random_flip_up_down"))
+    return _random_flip(image, -3, _op_seed_generator(seed, _HOST, "random_flip_up_down"))
 
 
 def stateless_random_flip_left_right(image: Any, seed: Any) -> Tensor:
@@ -88,7 +94,7 @@ def stateless_random_flip_left_right(image: Any, seed: Any) -> Tensor:
     """
     image = _image(image, "stateless_random_flip_left_right")
     _check_rank(image, "stateless_random_flip_left_right")
-    return _random_flip(image, -2, _stateless(seed, image.device, "stateless_random_flip"))
+    return _random_flip(image, -2, _stateless(seed, "stateless_random_flip"))
 
 
 def stateless_random_flip_up_down(image: Any, seed: Any) -> Tensor:
@@ -100,7 +106,7 @@ def stateless_random_flip_up_down(image: Any, seed: Any) -> Tensor:
     """
     image = _image(image, "stateless_random_flip_up_down")
     _check_rank(image, "stateless_random_flip_up_down")
-    return _random_flip(image, -3, _stateless(seed, image.device, "stateless_random_flip"))
+    return _random_flip(image, -3, _stateless(seed, "stateless_random_flip"))
 
 
 def rot90(image: Any, k: int = 1, name: str | None = None) -> Tensor:
@@ -257,7 +263,7 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
             None, None, f"Need value.shape >= size, got {shape} and {size}."
         )
     limit = torch.tensor([d - s + 1 for d, s in zip(shape, size)])
-    gen = _op_seed_generator(seed, torch.device("cpu"), "random_crop")
+    gen = _op_seed_generator(seed, _HOST, "random_crop")
     offsets = (torch.randint(0, 2**31 - 1, (len(shape),), generator=gen) % limit).tolist()
     index = tuple(slice(o, o + s) for o, s in zip(offsets, size))
     return value[index]

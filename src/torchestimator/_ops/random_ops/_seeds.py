@@ -84,12 +84,21 @@ def _op_generator(op: str, seed: Any, device: torch.device | None = None) -> tor
     return generator
 
 
-def _stateless_generator(seed: Any, op: str, device: torch.device | None = None) -> torch.Generator:
-    """A fresh generator that is a pure function of a shape-[2] integer `seed`."""
+def _stateless_generator(seed: Any, op: str) -> torch.Generator:
+    """A fresh host generator that is a pure function of a shape-[2] integer `seed`. Stateless
+    ops draw on the host whatever the device (`_on_op_device` then moves the values), so that a
+    seed gives the same values on a GPU as on the CPU, as TensorFlow promises ("consistent ...
+    between CPU and GPU"); a CUDA generator's stream differs from the CPU's."""
     values = _seed_pair(seed, op)
-    generator = torch.Generator(device=_device() if device is None else device)
+    generator = torch.Generator()
     generator.manual_seed(_mix(values[0], values[1]))
     return generator
+
+
+def _on_op_device(values: Tensor) -> Tensor:
+    """A stateless op's values, drawn on the host, on the device TF's ops put tensors on."""
+    device = _device()
+    return values if values.device == device else values.to(device)
 
 
 def _seed_pair(seed: Any, op: str) -> tuple[int, int]:

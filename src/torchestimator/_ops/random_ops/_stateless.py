@@ -17,7 +17,13 @@ from torchestimator._ops.random_ops._samplers import (
     _truncated,
     _uniform,
 )
-from torchestimator._ops.random_ops._seeds import Tensor, _mix, _seed_pair, _stateless_generator
+from torchestimator._ops.random_ops._seeds import (
+    Tensor,
+    _mix,
+    _on_op_device,
+    _seed_pair,
+    _stateless_generator,
+)
 from torchestimator.errors import InvalidArgumentError
 
 # ----------------------------------------------------------------------------- stateless ops
@@ -39,7 +45,7 @@ def stateless_normal(
         A tensor of the specified shape filled with random normal values.
     """
     op = "random.stateless_normal"
-    return _normal(shape, mean, stddev, dtype, _stateless_generator(seed, op), op)
+    return _on_op_device(_normal(shape, mean, stddev, dtype, _stateless_generator(seed, op), op))
 
 
 def stateless_uniform(
@@ -59,7 +65,8 @@ def stateless_uniform(
         A tensor of the specified shape filled with random uniform values.
     """
     op = "random.stateless_uniform"
-    return _uniform(shape, minval, maxval, dtype, _stateless_generator(seed, op), op, True)
+    return _on_op_device(
+        _uniform(shape, minval, maxval, dtype, _stateless_generator(seed, op), op, True))
 
 
 def stateless_truncated_normal(
@@ -78,7 +85,8 @@ def stateless_truncated_normal(
         A tensor of the specified shape filled with random truncated normal values.
     """
     op = "random.stateless_truncated_normal"
-    return _truncated(shape, mean, stddev, dtype, _stateless_generator(seed, op), op)
+    return _on_op_device(
+        _truncated(shape, mean, stddev, dtype, _stateless_generator(seed, op), op))
 
 
 def stateless_categorical(
@@ -91,8 +99,8 @@ def stateless_categorical(
         The drawn samples of shape `[batch_size, num_samples]`.
     """
     op = "random.stateless_categorical"
-    device = logits.device if isinstance(logits, Tensor) else None
-    return _categorical(logits, num_samples, dtype, _stateless_generator(seed, op, device), op)
+    samples = _categorical(logits, num_samples, dtype, _stateless_generator(seed, op), op)
+    return samples if isinstance(logits, Tensor) else _on_op_device(samples)  # else: logits
 
 
 def stateless_gamma(
@@ -112,7 +120,8 @@ def stateless_gamma(
     """
     op = "random.stateless_gamma"
     shape, params = _stateless_param_shape(shape, alpha, beta, op)
-    return _gamma(shape, alpha, beta, dtype, _stateless_generator(seed, op), op).reshape(params)
+    return _on_op_device(
+        _gamma(shape, alpha, beta, dtype, _stateless_generator(seed, op), op).reshape(params))
 
 
 def stateless_poisson(
@@ -126,7 +135,8 @@ def stateless_poisson(
     """
     op = "random.stateless_poisson"
     shape, params = _stateless_param_shape(shape, lam, None, op)
-    return _poisson(shape, lam, dtype, _stateless_generator(seed, op), op).reshape(params)
+    return _on_op_device(
+        _poisson(shape, lam, dtype, _stateless_generator(seed, op), op).reshape(params))
 
 
 def _stateless_param_shape(
@@ -164,7 +174,7 @@ def split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
     Returns:
         An int64 tensor of shape `[num, 2]`.
     """
-    gen = _stateless_generator(seed, "random.split", "cpu")
+    gen = _stateless_generator(seed, "random.split")
     return torch.randint(-(2**62), 2**62, (int(num), 2), generator=gen, dtype=torch.int64)
 
 

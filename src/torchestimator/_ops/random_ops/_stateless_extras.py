@@ -234,7 +234,7 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     if bool((lo >= hi).any()):
         raise InvalidArgumentError(None, None, f"{op}: every `minvals` must be < its "
                                    "`maxvals`.")
-    gen = _stateless_generator(seed, op, torch.device("cpu"))
+    gen = _stateless_generator(seed, op)
     u = torch.rand(out, generator=gen, dtype=torch.float64)
     a, b = (lo - mu) / sd, (hi - mu) / sd
     # sample the side nearer the mass: for a > 0 use the upper tail (1 - Phi) for accuracy
@@ -414,5 +414,5 @@ def stateless_shuffle(value: Any, seed: Any, alg: Any = "auto_select",
     if t.ndim == 0:
         raise InvalidArgumentError(None, None, f"{op}: `value` must have rank >= 1, got a "
                                    "scalar.")
-    gen = _stateless_generator(seed, op, torch.device("cpu"))
+    gen = _stateless_generator(seed, op)
     return t[torch.randperm(t.shape[0], generator=gen).to(t.device)]
