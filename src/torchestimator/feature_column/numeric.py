@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -290,14 +289,17 @@ class BucketizedColumn(DenseColumn, CategoricalColumn):
         """Returns the bucket index (int64) of every element, [batch, *source_shape]."""
         source = transformation_cache.get(self.source_column, state_manager)
         # TF compares float32 inputs with float32 boundaries; so do we.
-        bounds = self._boundaries_tensor
-        if bounds.device != source.device:
-            bounds = bounds.to(source.device)
+        bounds = self._boundaries_on(source.device)
         return torch.bucketize(source.to(torch.float32).contiguous(), bounds, right=True)
 
-    @functools.cached_property
-    def _boundaries_tensor(self) -> torch.Tensor:
-        return torch.tensor(self.boundaries, dtype=torch.float32)
+    def _boundaries_on(self, device: torch.device) -> torch.Tensor:
+        """The boundaries, a float32 tensor on `device`, copied there once: a copy each step to a
+        GPU, from pageable host memory, would block the host until the GPU caught up."""
+        by_device = self.__dict__.setdefault("_boundaries_by_device", {})  # (a frozen dataclass)
+        bounds = by_device.get(device)
+        if bounds is None:
+            bounds = by_device[device] = torch.tensor(self.boundaries, dtype=torch.float32).to(device)
+        return bounds
 
     def get_dense_tensor(self, transformation_cache: Any, state_manager: Any) -> torch.Tensor:
         """Returns the one-hot float32 [batch, *source_shape, len(boundaries)+1]."""
