@@ -190,3 +190,14 @@ def test_configs_round_trip():
         metric, _ = _stream(*CASES[name])
         config = metric.get_config()
         assert type(metric).from_config(config).get_config() == config
+
+
+def test_at_k_ties_rank_the_lower_class_id_first_as_tf_top_k():
+    """Of equal scores TF's top_k takes the lower class id: the top 2 of [.1, .5, .5, .5, .2] are
+    classes 1 and 2 (torch.topk took 1 and 3, and orders ties differently on a GPU)."""
+    labels = np.array([[2]], np.int64)
+    scores = np.array([[0.1, 0.5, 0.5, 0.5, 0.2]], np.float32)
+    precision, updates = _stream(lambda lab, p: M.precision_at_k(lab, p, 2), [(labels, scores)])
+    assert float(updates[0]) == 0.5
+    recall, updates = _stream(lambda lab, p: M.recall_at_k(lab, p, 2), [(labels, scores)])
+    assert float(updates[0]) == 1.0

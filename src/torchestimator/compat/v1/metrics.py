@@ -299,7 +299,9 @@ def _top_k(predictions: Any, k: int) -> torch.Tensor:
     if k > scores.shape[-1]:
         raise ValueError(f"k={k} is larger than the number of classes ({scores.shape[-1]}, the last "
                          "dimension of predictions).")
-    return torch.topk(scores, k, dim=-1, sorted=True).indices
+    # TF's top_k: of equal scores the lower class id comes first (torch.topk leaves ties in any
+    # order, and orders them differently on a GPU)
+    return torch.sort(scores, dim=-1, descending=True, stable=True).indices[..., :k]
 
 
 def _top_k_metric(kind: str, labels: Any, predictions_idx: Any, k: int, class_id: Any, weights: Any,
