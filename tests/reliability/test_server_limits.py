@@ -110,7 +110,11 @@ def test_a_request_past_the_timeout_is_504_and_the_server_keeps_serving(layout):
                      loader=lambda path: _Slow(load_export(path), 1.5))
     started = time.monotonic()
     status, body = asgi_request(app, "POST", "/v1/models/m:predict", PREDICT)
-    assert status == 504 and "300 ms" in body["error"] and "--rest_api_timeout_in_ms" in body["error"]
+    assert status == 504 and "--rest_api_timeout_in_ms" in body["error"]
+    # the event loop's timer answers, naming the timeout; on a loaded machine the worker thread
+    # may start the call past its deadline before the loop runs the timer, and its own deadline
+    # check answers (seen once under xdist on 2 busy cores)
+    assert "300 ms" in body["error"] or "its work was stopped" in body["error"], body
     assert time.monotonic() - started < 1.4
     assert asgi_request(app, "GET", "/v1/models/m")[0] == 200
 
