@@ -124,6 +124,31 @@ def test_keras_fit_steps(labels):
     _assert_none(copies)
 
 
+@pytest.mark.parametrize("layer", ["string_lookup", "hashing", "discretization"])
+def test_keras_preprocessing_layers_in_a_model(layer):
+    """Layers that make ids on the host (from strings, or a numpy column) hand them to the
+    model's device as the loop hands a batch: pinned, without blocking."""
+    words = np.array(["a", "b", "c", "d", "zz"])[_Y % 5 + _RNG.integers(0, 2, size=160)]
+    with on_leak_device():
+        if layer == "discretization":
+            inputs = tf.keras.Input(shape=(1,))
+            ids = tf.keras.layers.Discretization(bin_boundaries=[-0.5, 0.0, 0.5])(inputs)
+            x = _X[:, :1]
+        else:
+            inputs = tf.keras.Input(shape=(1,), dtype="string")
+            make = {"string_lookup": lambda: tf.keras.layers.StringLookup(vocabulary=["a", "b", "c"]),
+                    "hashing": lambda: tf.keras.layers.Hashing(8)}[layer]
+            ids, x = make()(inputs), words[:, None]
+        hidden = tf.keras.layers.Flatten()(tf.keras.layers.Embedding(10, 4)(ids))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(hidden))
+        model.compile("adam", "mse")
+        copies = HostToDeviceCopies()
+        with copies:
+            model.fit(x, _Y.astype(np.float32), batch_size=16, epochs=1, verbose=0,
+                      callbacks=[_MarkBatches(copies)])
+    _assert_none(copies)
+
+
 def _input_fn():
     features = {"a": _X[:, 0], "b": _X[:, 1], "n": _RNG.integers(0, 5, size=160),
                 "word": np.array(["x", "y", "z", "w"] * 40)}

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
+from torchestimator._engine import loop
 from torchestimator.feature_column import serialization  # names read at call time (a circle)
 
 
@@ -101,8 +102,10 @@ class SparseIds:
             return self
         ids, rows, cols = self.ids, self.rows, self.cols
         if ids.dtype == rows.dtype == cols.dtype and ids.device == rows.device == cols.device:
-            # one copy for the three (a host->device copy costs a launch and a wait each)
-            ids, rows, cols = torch.stack((ids, rows, cols)).to(device, non_blocking=True).unbind(0)
+            # one copy for the three (a host->device copy costs a launch and a wait each), as
+            # the loop copies a batch: from pinned host memory without blocking
+            stacked = torch.stack((ids, rows, cols))
+            ids, rows, cols = loop.to_device(stacked, torch.device(device)).unbind(0)
         else:
             ids, rows, cols = ids.to(device), rows.to(device), cols.to(device)
         return SparseIds(ids, rows, cols, self.batch_size, self.width, self.id_bound)

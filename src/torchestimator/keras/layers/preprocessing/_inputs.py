@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._engine.loop import iter_on_host
+from torchestimator._engine.loop import iter_on_host, to_device
 from torchestimator.keras.engine.call_context import nested_call_device
 
 
@@ -45,6 +45,16 @@ def device_of(value: Any) -> torch.device:
 
 
 _CPU = torch.device("cpu")
+
+
+def host_ids_to(ids: np.ndarray | torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Ids a layer made on the host, on `device` as the training loop moves a batch there
+    (`loop.to_device`: to a GPU from pinned memory without blocking, the host ids kept as the
+    copy's twin for an `Embedding`'s range check); on the host, as they are. A plain copy from
+    pageable memory would block the host until the GPU caught up, in every step."""
+    if isinstance(ids, np.ndarray):
+        ids = torch.from_numpy(np.ascontiguousarray(ids))
+    return ids if ids.device == device else to_device(ids, device)
 
 
 def iter_batches(data: Any, layer: str, batch_size: int | None = None, steps: int | None = None) -> Iterator[Any]:

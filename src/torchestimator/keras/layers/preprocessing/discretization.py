@@ -154,6 +154,16 @@ class Discretization(Layer):
         self._summary = _quantiles.empty_summary()
 
     # ------------------------------------------------------------------ call
+    def _boundaries_on(self, device: torch.device) -> torch.Tensor:
+        """`bin_boundaries` as a float32 tensor on `device`, made there once for the list they
+        are (a copy to a GPU in every call would block the host); made again when `adapt` or a
+        loaded config gives the layer another list."""
+        cached = self.__dict__.setdefault("_boundaries_by_device", {}).get(device)
+        if cached is None or cached[0] is not self.bin_boundaries:
+            values = torch.tensor(np.asarray(self.bin_boundaries, dtype=np.float32)).to(device)
+            cached = self._boundaries_by_device[device] = (self.bin_boundaries, values)
+        return cached[1]
+
     def call(self, inputs: Any) -> torch.Tensor:
         """Returns each value's bin (int64) or the bins encoded as `output_mode` vectors."""
         device = _inputs.device_of(inputs)
@@ -165,8 +175,9 @@ class Discretization(Layer):
                 f"dtype {x.dtype}."
             )
         compare = x.dtype if x.is_floating_point() else torch.float64
-        boundaries = torch.tensor(np.asarray(self.bin_boundaries, dtype=np.float32), device=x.device)
-        ids = torch.bucketize(x.to(compare), boundaries.to(compare), right=True).to(device)
+        boundaries = self._boundaries_on(x.device)
+        ids = _inputs.host_ids_to(torch.bucketize(x.to(compare), boundaries.to(compare), right=True),
+                                  device)
         if self.output_mode == _encoding.INT:
             return ids.to(self._compute_dtype)
         return _encoding.encode(ids, self.output_mode, len(self.bin_boundaries) + 1,

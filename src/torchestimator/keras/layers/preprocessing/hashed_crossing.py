@@ -102,7 +102,7 @@ class HashedCrossing(Layer):
         for value in inputs:
             cur = _hashing.fingerprint_cat64(cur, self._hashes(value, inputs))
         bins = (cur % np.uint64(self.num_bins)).astype(np.int64).reshape(shapes[0])
-        ids = torch.from_numpy(np.ascontiguousarray(bins)).to(device)
+        ids = _inputs.host_ids_to(bins, device)
         if self.output_mode == _encoding.INT:
             return ids.to(self._compute_dtype)
         return _encoding.encode(ids, self.output_mode, self.num_bins, self._compute_dtype, self.sparse)

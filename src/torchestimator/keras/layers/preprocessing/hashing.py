@@ -113,7 +113,7 @@ class Hashing(Layer):
             ids = np.zeros(0, dtype=np.int64)
         if mask is not None:
             ids = np.where(mask, 0, ids + 1)
-        out = torch.from_numpy(np.ascontiguousarray(ids.reshape(shape))).to(device)
+        out = _inputs.host_ids_to(ids.reshape(shape), device)
         if self.output_mode == _encoding.INT:
             return out
         return _encoding.encode(out, self.output_mode, self.num_bins, self._compute_dtype, self.sparse)

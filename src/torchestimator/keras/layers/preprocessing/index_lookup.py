@@ -409,8 +409,8 @@ class IndexLookup(Layer):
                 )
             out = self._invert(values.astype(np.int64))
             # strings as a dataset gives them: `.numpy()` reads TF's bytes
-            return for_user(out) if self._string else torch.from_numpy(out).to(device)
-        ids = torch.from_numpy(np.ascontiguousarray(self._lookup(values))).to(device)
+            return for_user(out) if self._string else _inputs.host_ids_to(out, device)
+        ids = _inputs.host_ids_to(self._lookup(values), device)
         if self.output_mode == _encoding.INT:
             return ids
         depth = self._depth()
