@@ -434,7 +434,7 @@ def write_report(out_dir: str, entries: list[Entry], scaling: dict, info: dict, 
             md.append(f"| {r.get('params', '?'):,} | failed: {r['error'][:80]} | |")
         else:
             md.append(f"| {r['params']:,} | {r['value'] * 1e3:.1f} | {r['peak_mb']:,.0f} |")
-    md += ["", "## GPU", "", gpu, ""]
+    md += ["", "## GPU", "", gpu, "", _TF32_NOTE, ""]
     path = os.path.join(out_dir, "performance.md")
     with open(path, "w") as f:
         f.write("\n".join(md))
@@ -496,6 +496,13 @@ def _scaling(sizes: dict, threads: int, tmp: str, log) -> dict:
         best = sorted(ok, key=lambda r: r["seconds"])[len(ok) // 2]  # the median run
         out[kind].append(best)
     return out
+
+
+_TF32_NOTE = (
+    "On GPUs with TensorFloat-32 units (Ampere and later), float32 matrix products run in full\n"
+    "float32 here, PyTorch's default, where TensorFlow uses TensorFloat-32 by default:\n"
+    "`tf.config.experimental.enable_tensor_float_32_execution(True)` gives TensorFlow's (faster)\n"
+    "behaviour ([Running on a GPU](gpu.md#float32-precision-tensorfloat-32)).")
 
 
 def _gpu(quick: bool, log) -> str:
