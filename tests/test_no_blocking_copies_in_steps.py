@@ -149,6 +149,28 @@ def test_keras_preprocessing_layers_in_a_model(layer):
     _assert_none(copies)
 
 
+class _Augment(tf.keras.layers.Layer):
+    """Draws stateless noise and flips images on the host, as TF's ops promise the same values
+    on every device: the values cross to the device as a batch does."""
+
+    def call(self, images):
+        noise = tf.random.stateless_uniform(tf.shape(images), seed=[1, 2], maxval=0.01)
+        return tf.image.random_flip_left_right(images) + noise
+
+
+def test_random_ops_that_draw_on_the_host_in_a_model():
+    images = _RNG.uniform(size=(160, 4, 4, 1)).astype(np.float32)
+    with on_leak_device():
+        model = tf.keras.Sequential([tf.keras.Input((4, 4, 1)), _Augment(), tf.keras.layers.Flatten(),
+                                     tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        copies = HostToDeviceCopies()
+        with copies:
+            model.fit(images, _Y.astype(np.float32), batch_size=16, epochs=1, verbose=0,
+                      callbacks=[_MarkBatches(copies)])
+    _assert_none(copies)
+
+
 def _input_fn():
     features = {"a": _X[:, 0], "b": _X[:, 1], "n": _RNG.integers(0, 5, size=160),
                 "word": np.array(["x", "y", "z", "w"] * 40)}

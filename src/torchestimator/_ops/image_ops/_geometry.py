@@ -8,6 +8,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from torchestimator._engine.loop import to_device
 from torchestimator._ops.image_ops._common import (
     Tensor,
     _as_batch,
@@ -51,12 +52,12 @@ def flip_up_down(image: Any) -> Tensor:
 def _random_flip(image: Tensor, dim: int, gen: torch.Generator | None) -> Tensor:
     """Flips `image` (or each image of a batch) along `dim` with probability 1/2. The coins are
     tossed on the host (`gen` is a host generator, or None for torch's default one): a single
-    image's flip is decided without reading the device, and a seed tosses the same coins on
-    every device."""
+    image's flip is decided without reading the device, a batch's coins cross as the loop's
+    batches do (pinned, without blocking), and a seed tosses the same coins on every device."""
     if image.dim() == 3:
         flip = torch.rand((), generator=gen) < 0.5
         return torch.flip(image, (dim,)) if bool(flip) else image
-    flips = (torch.rand((image.shape[0],), generator=gen) < 0.5).to(image.device)
+    flips = to_device(torch.rand((image.shape[0],), generator=gen) < 0.5, image.device)
     return torch.where(flips.view(-1, 1, 1, 1), torch.flip(image, (dim,)), image)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._engine.loop import to_device
 from torchestimator._ops.convert import dtype_name, op_device
 from torchestimator.errors import InvalidArgumentError
 
@@ -96,9 +97,10 @@ def _stateless_generator(seed: Any, op: str) -> torch.Generator:
 
 
 def _on_op_device(values: Tensor) -> Tensor:
-    """A stateless op's values, drawn on the host, on the device TF's ops put tensors on."""
+    """A stateless op's values, drawn on the host, on the device TF's ops put tensors on: to a
+    GPU as the loop copies a batch (pinned, without blocking the host)."""
     device = _device()
-    return values if values.device == device else values.to(device)
+    return values if values.device == device else to_device(values, device)
 
 
 def _seed_pair(seed: Any, op: str) -> tuple[int, int]:
