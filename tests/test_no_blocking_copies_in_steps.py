@@ -98,6 +98,15 @@ class _MarkSteps(tf.estimator.SessionRunHook):
         self.copies.step, self.n = None, self.n + 1
 
 
+def _copies_in_fit(model, x, y, **fit_kwargs) -> HostToDeviceCopies:
+    """The host-to-device copies of one epoch of `model.fit(x, y)` (batches of 16), by step."""
+    copies = HostToDeviceCopies()
+    with copies:
+        model.fit(x, y, batch_size=16, epochs=1, verbose=0, callbacks=[_MarkBatches(copies)],
+                  **fit_kwargs)
+    return copies
+
+
 _RNG = np.random.default_rng(0)
 _X = _RNG.normal(size=(160, 8)).astype(np.float32)
 _Y = _RNG.integers(0, 3, size=160)
@@ -117,10 +126,7 @@ def test_keras_fit_steps(labels):
             tf.keras.layers.Dropout(0.1), tf.keras.layers.BatchNormalization(),
             tf.keras.layers.Dense(3)])
         model.compile(tf.keras.optimizers.Adam(0.01, clipnorm=1.0), loss, metrics=metrics)
-        copies = HostToDeviceCopies()
-        with copies:
-            model.fit(_X, y, batch_size=16, epochs=1, verbose=0, callbacks=[_MarkBatches(copies)],
-                      class_weight={0: 1.0, 1: 2.0, 2: 1.0})
+        copies = _copies_in_fit(model, _X, y, class_weight={0: 1.0, 1: 2.0, 2: 1.0})
     _assert_none(copies)
 
 
@@ -142,10 +148,7 @@ def test_keras_preprocessing_layers_in_a_model(layer):
         hidden = tf.keras.layers.Flatten()(tf.keras.layers.Embedding(10, 4)(ids))
         model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(hidden))
         model.compile("adam", "mse")
-        copies = HostToDeviceCopies()
-        with copies:
-            model.fit(x, _Y.astype(np.float32), batch_size=16, epochs=1, verbose=0,
-                      callbacks=[_MarkBatches(copies)])
+        copies = _copies_in_fit(model, x, _Y.astype(np.float32))
     _assert_none(copies)
 
 
@@ -164,10 +167,7 @@ def test_random_ops_that_draw_on_the_host_in_a_model():
         model = tf.keras.Sequential([tf.keras.Input((4, 4, 1)), _Augment(), tf.keras.layers.Flatten(),
                                      tf.keras.layers.Dense(1)])
         model.compile("sgd", "mse")
-        copies = HostToDeviceCopies()
-        with copies:
-            model.fit(images, _Y.astype(np.float32), batch_size=16, epochs=1, verbose=0,
-                      callbacks=[_MarkBatches(copies)])
+        copies = _copies_in_fit(model, images, _Y.astype(np.float32))
     _assert_none(copies)
 
 
@@ -214,10 +214,7 @@ def test_the_counter_sees_a_copy_made_in_a_step():
     with on_leak_device():
         model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(8,)), Shift()])
         model.compile("sgd", "mse")
-        copies = HostToDeviceCopies()
-        with copies:
-            model.fit(_X, np.eye(3, dtype=np.float32)[_Y], batch_size=16, epochs=1, verbose=0,
-                      callbacks=[_MarkBatches(copies)])
+        copies = _copies_in_fit(model, _X, np.eye(3, dtype=np.float32)[_Y])
     assert sum(copies.by_step.values()) == 8 and "test_no_blocking_copies_in_steps.py" in next(
         iter(copies.where))
 
