@@ -11,6 +11,7 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name
 from torchestimator._ops.image_ops._common import (
+    _HOST,
     Tensor,
     _cast,
     _image,
@@ -286,9 +287,8 @@ def adjust_hue(image: Any, delta: float, name: str | None = None) -> Tensor:
 def _scalar_draw(low: float, high: float, seed: Any, op: str, stateless: bool = False) -> float:
     """A number drawn uniformly from [low, high) on the host: for an image on a GPU nothing is
     read back from it, and a stateless seed draws the same number on every device."""
-    host = torch.device("cpu")
-    gen = _stateless(seed, op) if stateless else _op_seed_generator(seed, host, op)
-    return float(_uniform((), low, high, gen, host))
+    gen = _stateless(seed, op) if stateless else _op_seed_generator(seed, _HOST, op)
+    return float(_uniform((), low, high, gen, _HOST))
 
 
 def random_brightness(image: Any, max_delta: float, seed: int | None = None) -> Tensor:

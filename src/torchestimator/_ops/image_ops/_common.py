@@ -92,6 +92,10 @@ def _op_seed_generator(seed: Any, device: torch.device, op: str) -> torch.Genera
     return random_ops._op_generator(op, seed, device)
 
 
+# Where the random image ops draw (the same draws on every device; nothing read back from a GPU).
+_HOST = torch.device("cpu")
+
+
 def _stateless(seed: Any, op: str) -> torch.Generator:
     """The host generator of a stateless op's `seed` (the same draws on every device)."""
     return random_ops._stateless_generator(seed, op)

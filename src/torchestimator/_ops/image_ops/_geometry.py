@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from torchestimator._engine.loop import to_device
 from torchestimator._ops.image_ops._common import (
+    _HOST,
     Tensor,
     _as_batch,
     _box,
@@ -22,8 +23,6 @@ from torchestimator._ops.image_ops._common import (
     _unbatch,
 )
 from torchestimator.errors import InvalidArgumentError
-
-_HOST = torch.device("cpu")
 
 
 # ---------------------------------------------------------------------------- flips, rotations

@@ -194,8 +194,7 @@ def _unscaled_all_finite(grads: list[torch.Tensor], scale: float) -> bool:
     if any(g.layout is not torch.strided for g in grads):  # sparse gradients: one by one
         for g in grads:
             g.mul_(1.0 / scale)
-        return all(bool(torch.isfinite(g.coalesce().values() if g.is_sparse else g).all())
-                   for g in grads)
+        return _all_finite(grads)
     groups: dict[tuple[torch.device, torch.dtype], list[torch.Tensor]] = {}
     for g in grads:
         groups.setdefault((g.device, g.dtype), []).append(g)
