@@ -154,14 +154,16 @@ def test_keras_preprocessing_layers_in_a_model(layer):
 
 class _Augment(tf.keras.layers.Layer):
     """Draws stateless noise and flips images on the host, as TF's ops promise the same values
-    on every device: the values cross to the device as a batch does."""
+    on every device, and adds a constant TF's op makes from a numpy array: the values cross to
+    the device as a batch does."""
 
     def call(self, images):
         noise = tf.random.stateless_uniform(tf.shape(images), seed=[1, 2], maxval=0.01)
-        return tf.image.random_flip_left_right(images) + noise
+        offset = tf.constant(np.full((4, 4, 1), 0.5, np.float32))
+        return tf.image.random_flip_left_right(images) + noise + offset
 
 
-def test_random_ops_that_draw_on_the_host_in_a_model():
+def test_values_tf_ops_make_on_the_host_in_a_model():
     images = _RNG.uniform(size=(160, 4, 4, 1)).astype(np.float32)
     with on_leak_device():
         model = tf.keras.Sequential([tf.keras.Input((4, 4, 1)), _Augment(), tf.keras.layers.Flatten(),

@@ -22,7 +22,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._dtypes import dtype_name  # noqa: F401 - re-exported for the ops modules
-from torchestimator._engine.loop import op_device
+from torchestimator._engine.loop import op_device, to_device
 from torchestimator._tensor_conversion import (  # noqa: F401 - re-exported (moved down for _type_spec, _ragged)
     _CONVERSION_FUNCTIONS,
     _INT32_MAX,
@@ -49,11 +49,12 @@ def placed(value: Any) -> Any:
     """`value` -- a tensor a TF op made from Python or numpy values -- on `loop.op_device()`
     (the GPU when there is one, as TF places ops), unless it is a scalar: a 0-dim host tensor
     meets tensors on any device in torch, and stays on the host at no copy per call. Strings
-    (numpy arrays) and tensors where no accelerator is the default stay as they are."""
+    (numpy arrays) and tensors where no accelerator is the default stay as they are. The copy is
+    the loop's (`loop.to_device`: to a GPU from pinned memory, without blocking the host)."""
     if type(value) is not Tensor or not value.ndim:
         return value
     device = op_device()
-    return value if device is None or value.device == device else value.to(device)
+    return value if device is None or value.device == device else to_device(value, device)
 
 
 def convert_to_tensor_on_device(value: Any, dtype: Any = None, dtype_hint: Any = None,
