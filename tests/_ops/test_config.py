@@ -95,12 +95,17 @@ def test_threading():
 
 def test_op_determinism(monkeypatch):
     monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    before = (torch.are_deterministic_algorithms_enabled(),
+              torch.is_deterministic_algorithms_warn_only_enabled(), torch.backends.cudnn.benchmark)
     try:
         tf.config.experimental.enable_op_determinism()
         assert torch.are_deterministic_algorithms_enabled()
+        assert not torch.is_deterministic_algorithms_warn_only_enabled()
+        assert torch.backends.cudnn.benchmark is False
         assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
-    finally:
-        torch.use_deterministic_algorithms(False)
+    finally:  # as it was: a run that turned determinism on keeps it for the tests after this one
+        torch.use_deterministic_algorithms(before[0], warn_only=before[1])
+        torch.backends.cudnn.benchmark = before[2]
 
 
 def test_tensor_float_32_switch():

@@ -12,6 +12,7 @@ fails the run.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -200,6 +201,10 @@ def run_ddp(out_dir: str, rank: int) -> dict:
         optimizer.step()
     trainable = {k: v.detach().numpy() for k, v in model.named_parameters() if v.requires_grad}
     np.savez(os.path.join(out_dir, f"rank{rank}.npz"), **trainable)
+    # DDP's reducer holds the process group: free it before the group is torn down, or its
+    # destructor may run at exit after gloo's (an occasional 'terminate called' abort)
+    del ddp, optimizer
+    gc.collect()
     dist.barrier()  # both replicas done before either tears gloo down (else one may abort at exit)
     dist.destroy_process_group()
     return {"keys": sorted(trainable)}

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator.signal._common import float_dtype, static_int
 
 Tensor = torch.Tensor
@@ -94,7 +95,7 @@ def kaiser_bessel_derived_window(window_length: Any, beta: float = 12.0,
     length = _length(window_length, "kaiser_bessel_derived_window")
     half = length // 2
     kaiser = kaiser_window(half + 1, beta, dtype)
-    csum = torch.cumsum(kaiser, 0)
+    csum = host_fallback(lambda k: torch.cumsum(k, 0), kaiser)
     half_window = torch.sqrt(csum[:-1] / csum[-1])
     return torch.cat([half_window, half_window.flip(0)])
 

@@ -13,6 +13,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name, pair_on_one_device
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator._ops.math_ops._common import _BOOL, _FLOATS, _NUMERIC, _REAL, Tensor, _tensor
 from torchestimator.errors import InvalidArgumentError
 
@@ -112,7 +113,7 @@ def cumsum(x: Any, axis: Any = 0, exclusive: Any = False, reverse: Any = False,
     """
     x = _tensor(x, "cumsum", _NUMERIC)
     return _scan(x, axis, exclusive, reverse, "cumsum",
-                 lambda t, d: torch.cumsum(t, d, dtype=t.dtype), 0)
+                 lambda t, d: host_fallback(lambda u: torch.cumsum(u, d, dtype=u.dtype), t), 0)
 
 
 def cumprod(x: Any, axis: Any = 0, exclusive: Any = False, reverse: Any = False,

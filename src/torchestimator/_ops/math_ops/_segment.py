@@ -15,6 +15,7 @@ from torchestimator._ops.convert import (
     pair_on_one_device,
     shapes_error,
 )
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator._ops.math_ops._arithmetic import _TRUEDIV_FLOAT
 from torchestimator._ops.math_ops._common import (
     _FLOAT_COMPLEX,
@@ -98,7 +99,8 @@ def _seg_sum(x: Tensor, ids: Tensor, bins: int) -> Tensor:
 
 def _seg_reduce(x: Tensor, ids: Tensor, bins: int, reduce: str, fill: Any) -> Tensor:
     out = torch.full((bins, *x.shape[1:]), fill, dtype=x.dtype, device=x.device)
-    return out.scatter_reduce(0, _index(ids, x), x, reduce, include_self=False)
+    return host_fallback(lambda o, i, v: o.scatter_reduce(0, i, v, reduce, include_self=False),
+                         out, _index(ids, x), x)
 
 
 def _seg_counts(ids: Tensor, bins: int, like: Tensor) -> Tensor:

@@ -8,6 +8,7 @@ from typing import Any
 
 import torch
 
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator.keras.metrics._metric import Metric
 
 _KEPSILON = 1e-7  # TF1's epsilon in the thresholded confusion metrics
@@ -170,7 +171,8 @@ class ClassConfusion(Metric):
                 raise ValueError(f"{arg} must be class ids in [0, num_classes={n}); got values in "
                                  f"[{int(ids.min())}, {int(ids.max())}].")
         w = broadcast_weights(sample_weight, tensor(labels, device).shape, device, torch.float64).reshape(-1)
-        self.matrix.add_(torch.bincount(lab * n + pred, weights=w, minlength=n * n).reshape(n, n))
+        counts = host_fallback(lambda ids, weights: torch.bincount(ids, weights, n * n), lab * n + pred, w)
+        self.matrix.add_(counts.reshape(n, n))
 
     def result(self) -> torch.Tensor:
         """TF1's mean IoU over the classes present, or the mean over all classes of the
@@ -221,7 +223,7 @@ class TopK(Metric):
         member = (idx.unsqueeze(-1) == lab.unsqueeze(-2)).any(-1)
         if self.kind == "average_precision":
             relevant = member.double()
-            precision = relevant.cumsum(-1) / torch.arange(1, idx.shape[-1] + 1, device=device, dtype=torch.float64)
+            precision = host_fallback(lambda r: r.cumsum(-1), relevant) / torch.arange(1, idx.shape[-1] + 1, device=device, dtype=torch.float64)
             num_relevant = torch.clamp((lab >= 0).sum(-1), max=self.k).double()
             ap = (precision * relevant).sum(-1) / num_relevant
             if sample_weight is None:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._ops.host_fallback import host_fallback
 from torchestimator._torch_private import version
 from torchestimator.keras.backend import epsilon
 from torchestimator.keras.losses._utils import (
@@ -74,7 +75,7 @@ def filter_top_k(x: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def _reverse_cumsum(x: torch.Tensor) -> torch.Tensor:
-    return torch.flip(torch.cumsum(torch.flip(x, [0]), dim=0), [0])
+    return torch.flip(host_fallback(lambda t: torch.cumsum(t, dim=0), torch.flip(x, [0])), [0])
 
 
 def _weights(
