@@ -183,3 +183,17 @@ def test_a_numpy_array_on_the_left_of_a_tensor_gives_a_tensor():
     readonly = np.ones(3, dtype=np.float32)
     readonly.flags.writeable = False
     assert (readonly + torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_reading_values_works_under_a_torch_function_mode():
+    """`with torch.device(...)` is a torch function mode, as are a user's own: torch hands
+    `numpy` to the mode as the `Tensor.numpy` this library installs, whose 0-d result is a NumPy
+    scalar; `np.asarray` of a scalar tensor must still give a 0-d array (NumPy raises 'object
+    __array__ method not producing an array' otherwise)."""
+    with torch.device("cpu"):
+        scalar = tf.constant(3.0)
+        assert type(np.asarray(scalar)) is np.ndarray and np.asarray(scalar).shape == ()
+        assert scalar.numpy() == np.float32(3.0) and type(scalar.numpy()) is np.float32
+        assert np.asarray(tf.Variable(2.0)).shape == ()
+        np.testing.assert_array_equal(np.array([scalar, scalar]), [3.0, 3.0])
+        assert float(scalar) == 3.0 and int(scalar) == 3

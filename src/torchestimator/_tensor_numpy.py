@@ -56,7 +56,11 @@ def _ndarray(self: torch.Tensor, *, force: bool = False) -> np.ndarray:
     when it records; a copy on the host for a tensor on another device."""
     if not force and (self.requires_grad or not self.is_cpu):
         force = True
-    return _TORCH_NUMPY(self, force=force)
+    array = _TORCH_NUMPY(self, force=force)
+    # Under a torch function mode (`with torch.device(...)`, a user's own) torch's `numpy`
+    # hands the call to the mode as `Tensor.numpy`, which is `_numpy`: a 0-d tensor comes back
+    # as a NumPy scalar
+    return array if type(array) is np.ndarray else np.asarray(array)
 
 
 def _numpy(self: torch.Tensor, *, force: bool = False) -> Any:
