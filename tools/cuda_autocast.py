@@ -21,7 +21,7 @@ change: the ops the CPU's autocast casts to float32 and CUDA's leaves alone (lin
 `scatter_add`, `addcmul`, ...), which only make a GPU more lenient. The run ends with how many
 calls of each function it cast.
 
-A whole default run under it (8,330 tests) fails three tests that the mode itself upsets, not
+A whole default run under it fails three tests that the mode itself upsets, not
 the library: `torch.compile` tracing into the mode (`tests/_ops/test_function.py`), an export
 error that names the innermost frame (now the mode's), and this plugin's own test, which
 checks the CPU's lists without the mode.
