@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import json
 import os
-import traceback
 
 import pytest
 import torch
+from _op_recording import CURRENT_TEST, library_frames, recording
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
@@ -102,15 +102,6 @@ NONDETERMINISTIC = {
 
 _RAISED: dict[tuple[str, str], str] = {}
 _NONDETERMINISTIC: dict[str, set[str]] = {}
-_TEST = ["?"]
-_SKIPPED_MODULES: dict[str, bool] = {}
-
-
-def _library_frames() -> str:
-    frames = [f for f in traceback.extract_stack()
-              if "torchestimator" in f.filename and f"{os.sep}tests{os.sep}" not in f.filename]
-    return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno}"
-                       for f in frames[-3:][::-1]) or "(test code)"
 
 
 class _Recorder(TorchDispatchMode):
@@ -119,29 +110,16 @@ class _Recorder(TorchDispatchMode):
         kwargs = kwargs or {}
         raises = RAISES.get(name)
         if raises is not None and raises(args, kwargs):
-            _RAISED.setdefault((name, _library_frames()), _TEST[0])
+            _RAISED.setdefault((name, library_frames()), CURRENT_TEST[0])
         varies = NONDETERMINISTIC.get(name)
         if varies is not None and varies(args, kwargs):
-            _NONDETERMINISTIC.setdefault(name, set()).add(_TEST[0])
+            _NONDETERMINISTIC.setdefault(name, set()).add(CURRENT_TEST[0])
         return func(*args, **kwargs)
-
-
-def _runs_on_the_lazy_device(path: str) -> bool:
-    if path not in _SKIPPED_MODULES:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
-        _SKIPPED_MODULES[path] = "device_leaks" in text or "lazy" in text
-    return _SKIPPED_MODULES[path]
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):  # noqa: ANN001, ANN201 - pytest's hook
-    if _runs_on_the_lazy_device(str(item.fspath)):
-        yield
-        return
-    _TEST[0] = item.nodeid
-    with _Recorder():
-        yield
+    yield from recording(item, _Recorder())
 
 
 def pytest_sessionfinish(session):  # noqa: ANN001, ANN201 - pytest's hook

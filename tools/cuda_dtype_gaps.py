@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import json
 import os
-import traceback
 
 import pytest
 import torch
+from _op_recording import CURRENT_TEST, library_frames, recording
 from torch.utils._python_dispatch import TorchDispatchMode
 
 _INTEGERS = frozenset({torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64})
@@ -50,15 +50,6 @@ GAPS: dict[str, frozenset] = {
 }
 
 _SEEN: dict[tuple[str, str, str], str] = {}
-_TEST = ["?"]
-_SKIPPED_MODULES: dict[str, bool] = {}
-
-
-def _library_frames() -> str:
-    frames = [f for f in traceback.extract_stack()
-              if "torchestimator" in f.filename and f"{os.sep}tests{os.sep}" not in f.filename]
-    return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno}"
-                       for f in frames[-3:][::-1]) or "(test code)"
 
 
 class _Recorder(TorchDispatchMode):
@@ -68,27 +59,14 @@ class _Recorder(TorchDispatchMode):
             first = next((a for a in args if isinstance(a, torch.Tensor)), None)
             if first is not None and first.dtype in gaps:
                 key = (func._schema.name.split("::")[-1], str(first.dtype).replace("torch.", ""),
-                       _library_frames())
-                _SEEN.setdefault(key, _TEST[0])
+                       library_frames())
+                _SEEN.setdefault(key, CURRENT_TEST[0])
         return func(*args, **(kwargs or {}))
-
-
-def _runs_on_the_lazy_device(path: str) -> bool:
-    if path not in _SKIPPED_MODULES:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
-        _SKIPPED_MODULES[path] = "device_leaks" in text or "lazy" in text
-    return _SKIPPED_MODULES[path]
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):  # noqa: ANN001, ANN201 - pytest's hook
-    if _runs_on_the_lazy_device(str(item.fspath)):
-        yield
-        return
-    _TEST[0] = item.nodeid
-    with _Recorder():
-        yield
+    yield from recording(item, _Recorder())
 
 
 def pytest_sessionfinish(session):  # noqa: ANN001, ANN201 - pytest's hook
