@@ -5,6 +5,7 @@ dispatch mode ends the process)."""
 
 from __future__ import annotations
 
+import json
 import os
 import traceback
 from collections.abc import Iterator
@@ -41,3 +42,15 @@ def recording(item, mode: AbstractContextManager) -> Iterator[None]:  # noqa: AN
     CURRENT_TEST[0] = item.nodeid
     with mode:
         yield
+
+
+def write_report(variable: str, prefix: str, report: object) -> None:
+    """Writes `report` as JSON to `<$variable>/<prefix>-<pid>.json` (one file per process, so
+    that pytest-xdist's workers do not overwrite each other) when the environment variable
+    `variable` names a folder; nothing otherwise."""
+    out = os.environ.get(variable)
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"{prefix}-{os.getpid()}.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)

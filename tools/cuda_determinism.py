@@ -25,12 +25,9 @@ that run on torch's lazy device are not recorded (see `tools/cuda_dtype_gaps.py`
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 import torch
-from _op_recording import CURRENT_TEST, library_frames, recording
+from _op_recording import CURRENT_TEST, library_frames, recording, write_report
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
@@ -123,15 +120,9 @@ def pytest_runtest_call(item):  # noqa: ANN001, ANN201 - pytest's hook
 
 
 def pytest_sessionfinish(session):  # noqa: ANN001, ANN201 - pytest's hook
-    out = os.environ.get("CUDA_DETERMINISM_OUT")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"determinism-{os.getpid()}.json"), "w",
-                  encoding="utf-8") as fh:
-            json.dump({"raises": [[*key, test] for key, test in sorted(_RAISED.items())],
-                       "nondeterministic": {op: sorted(tests)
-                                            for op, tests in sorted(_NONDETERMINISTIC.items())}},
-                      fh, indent=1)
+    write_report("CUDA_DETERMINISM_OUT", "determinism", {
+        "raises": [[*key, test] for key, test in sorted(_RAISED.items())],
+        "nondeterministic": {op: sorted(tests) for op, tests in sorted(_NONDETERMINISTIC.items())}})
 
 
 def pytest_terminal_summary(terminalreporter):  # noqa: ANN001, ANN201 - pytest's hook

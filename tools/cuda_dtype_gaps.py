@@ -23,12 +23,9 @@ lazy tensor made under a Python dispatch mode ends the process.
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 import torch
-from _op_recording import CURRENT_TEST, library_frames, recording
+from _op_recording import CURRENT_TEST, library_frames, recording, write_report
 from torch.utils._python_dispatch import TorchDispatchMode
 
 _INTEGERS = frozenset({torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64})
@@ -70,11 +67,7 @@ def pytest_runtest_call(item):  # noqa: ANN001, ANN201 - pytest's hook
 
 
 def pytest_sessionfinish(session):  # noqa: ANN001, ANN201 - pytest's hook
-    out = os.environ.get("CUDA_DTYPE_GAPS_OUT")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"gaps-{os.getpid()}.json"), "w", encoding="utf-8") as fh:
-            json.dump([[*key, test] for key, test in sorted(_SEEN.items())], fh, indent=1)
+    write_report("CUDA_DTYPE_GAPS_OUT", "gaps", [[*key, test] for key, test in sorted(_SEEN.items())])
 
 
 def pytest_terminal_summary(terminalreporter):  # noqa: ANN001, ANN201 - pytest's hook

@@ -6,14 +6,8 @@ leaves an integer `cumsum` alone and lists the test that called `index_add`."""
 from __future__ import annotations
 
 import json
-import os
-import pathlib
-import subprocess
-import sys
 
-from _package_env import package_only_env
-
-TOOLS = pathlib.Path(__file__).resolve().parents[2] / "tools"
+from _plugin_run import run_plugin
 
 _PROBE = '''
 import torch
@@ -33,19 +27,10 @@ def test_sums():
 
 
 def test_the_plugin_lists_refusals_and_nondeterministic_sums(tmp_path):
-    probe = tmp_path / "test_probe.py"
-    probe.write_text(_PROBE)
-    env = package_only_env()
-    env["PYTHONPATH"] = os.pathsep.join([str(TOOLS), env["PYTHONPATH"]])
-    env["CUDA_DETERMINISM_OUT"] = str(tmp_path / "out")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "cuda_determinism", "-q",
-                          "-p", "no:cacheprovider", "-o", "addopts=", str(probe)],
-                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "cumsum                           (test code)" in run.stdout
-    assert "1 unguarded call sites; 1 more through _ops/host_fallback.py" in run.stdout
-    assert "index_add                        1 tests, e.g. test_probe.py::test_sums" in run.stdout
-    (written,) = (tmp_path / "out").iterdir()
-    report = json.loads(written.read_text())
+    output, written = run_plugin("cuda_determinism", _PROBE, tmp_path, "CUDA_DETERMINISM_OUT")
+    assert "cumsum                           (test code)" in output
+    assert "1 unguarded call sites; 1 more through _ops/host_fallback.py" in output
+    assert "index_add                        1 tests, e.g. test_probe.py::test_sums" in output
+    report = json.loads(written)
     assert [row[0] for row in report["raises"]] == ["cumsum", "cumsum"]
     assert report["nondeterministic"] == {"index_add": ["test_probe.py::test_sums"]}
