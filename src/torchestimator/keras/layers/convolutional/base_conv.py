@@ -38,20 +38,6 @@ def check_filters(filters: Any) -> int:
     return int(filters)
 
 
-def store_in_torch_order(weight: Any, order: tuple[int, ...]) -> None:
-    """Keeps `weight`'s TF shape (kernel_size + (in, out)) and values but stores them in the
-    memory order `order` (its dimensions, outermost first): the order in which the layer's view
-    of it in torch's layout is dense as torch's convolution wants it. A GPU step then copies no
-    kernel before the convolution, and the kernel's gradient comes back in the kernel's own
-    strides, so none after it either (autograd copies a gradient whose strides differ from its
-    weight's before accumulating it)."""
-    if not isinstance(weight, torch.Tensor) or weight.is_meta:
-        return
-    back = tuple(order.index(d) for d in range(weight.dim()))
-    with torch.no_grad():
-        weight.data = weight.data.permute(order).contiguous().permute(back)
-
-
 class SpatialLayout:
     """Moves the channel axis of an N-D input to where torch wants it (dim 1) and back.
 
@@ -189,7 +175,6 @@ class Conv(Layer):
             constraint=self.kernel_constraint,
             trainable=True,
         )
-        self._store_kernel_as_torch_reads_it()
         self._add_bias(self.filters)
         self.input_spec = InputSpec(
             min_ndim=self.rank + 2, axes={self._layout.channel_axis: channels}
@@ -233,16 +218,6 @@ class Conv(Layer):
                 result = (0, explicit)
         self._pad_cache[spatial] = result
         return result
-
-    def _store_kernel_as_torch_reads_it(self) -> None:
-        """Stores `kernel` in the memory order of `_torch_kernel`'s view that torch's
-        convolutions read (`store_in_torch_order`): (out, *kernel_size, in) for `channels_last`
-        inputs, which cuDNN and oneDNN convolve with channels-last kernels, (out, in,
-        *kernel_size) for `channels_first`. A transposed convolution's (in, out) pair is in the
-        same places."""
-        r = self.rank
-        store_in_torch_order(self.kernel, (r + 1,) + tuple(range(r)) + (r,)
-                             if self._layout.channels_last else (r + 1, r) + tuple(range(r)))
 
     def _torch_kernel(self) -> torch.Tensor:
         """The kernel in torch's (out, in // groups, *kernel_size) layout (a view)."""

@@ -67,7 +67,6 @@ class ConvTranspose(Conv):
             constraint=self.kernel_constraint,
             trainable=True,
         )
-        self._store_kernel_as_torch_reads_it()
         self._add_bias(self.filters)
         self.input_spec = InputSpec(ndim=ndim, axes={self._layout.channel_axis: channels})
         self.built = True

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torchestimator.keras import constraints, initializers, regularizers
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.layers.convolutional._utils import positive_int
-from torchestimator.keras.layers.convolutional.base_conv import Conv, store_in_torch_order
+from torchestimator.keras.layers.convolutional.base_conv import Conv
 
 _CONVOLUTIONS = {1: F.conv1d, 2: F.conv2d}
 
@@ -90,9 +90,6 @@ class SeparableConv(Conv):
             constraint=self.pointwise_constraint,
             trainable=True,
         )
-        r = self.rank  # torch's depthwise (in * multiplier, 1, *k) and 1x1 pointwise (out, in, 1...)
-        store_in_torch_order(self.depthwise_kernel, (r, r + 1) + tuple(range(r)))
-        store_in_torch_order(self.pointwise_kernel, (r + 1, r) + tuple(range(r)))
         self._add_bias(self.filters)
         self._channels = channels
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._layout.channel_axis: channels})

@@ -105,7 +105,6 @@ class Conv2DTranspose(Conv):
             constraint=self.kernel_constraint,
             trainable=True,
         )
-        self._store_kernel_as_torch_reads_it()
         self._add_bias(self.filters)
         self.input_spec = InputSpec(ndim=4, axes={self._layout.channel_axis: channels})
         self.built = True
