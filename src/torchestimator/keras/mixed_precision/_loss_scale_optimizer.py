@@ -198,24 +198,28 @@ def _unscaled_all_finite(grads: list[torch.Tensor], scale: float) -> bool:
     groups: dict[tuple[torch.device, torch.dtype], list[torch.Tensor]] = {}
     for g in grads:
         groups.setdefault((g.device, g.dtype), []).append(g)
-    flags = []
+    checks = []
     for (device, _), group in groups.items():
         found_inf = torch.zeros(1, device=device)
         _torch_private.unscale_and_check_finite(group, found_inf,
                                                 torch.full((1,), 1.0 / scale, device=device))
-        flags.append(found_inf)
-    found = flags[0] if len(flags) == 1 else torch.stack([f.to(flags[0].device) for f in flags]).sum()
-    return not bool(found)
+        checks.append(found_inf == 0)
+    return _all_true(checks)
 
 
 def _all_finite(grads: list[torch.Tensor]) -> bool:
     """Whether every gradient is finite, read back once."""
     dense = [g.coalesce().values() if g.is_sparse else g for g in grads]
-    if not dense:
+    return _all_true([torch.isfinite(g).all() for g in dense])
+
+
+def _all_true(checks: list[torch.Tensor]) -> bool:
+    """Whether every boolean tensor of `checks` (on any devices) holds only True, read back
+    once: one synchronization with a GPU, however many checks."""
+    if not checks:
         return True
-    checks = [torch.isfinite(g).all() for g in dense]
-    return bool(checks[0] if len(checks) == 1 else torch.stack(
-        [c.to(checks[0].device) for c in checks]).all())
+    return bool(checks[0].all() if len(checks) == 1 else torch.stack(
+        [c.reshape(()).to(checks[0].device) for c in checks]).all())
 
 
 def _register() -> None:

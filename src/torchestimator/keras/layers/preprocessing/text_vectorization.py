@@ -274,7 +274,7 @@ class TextVectorization(Layer):
         if scalar and self._split is not None:
             out = out[0]
         device = _inputs.nested_call_device() or self._device_anchor.device
-        return _inputs.host_ids_to(out, device) if out.device.type == "cpu" else out.to(device)
+        return _inputs.host_ids_to(out, device)
 
     def _to_ragged(self, ids: torch.Tensor, tokens: np.ndarray) -> Any:
         """The padded ids as a RaggedTensor: row lengths are the rows' token counts."""
