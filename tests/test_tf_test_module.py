@@ -3,6 +3,7 @@ subprocess), compute_gradient, Benchmark and the device queries."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -79,6 +80,46 @@ def test_main_runs_a_test_file(tmp_path):
     """))
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 1 and "Ran 2 tests" in result.stderr and "failures=1" in result.stderr
+
+
+def test_temporary_directories_are_removed_when_the_program_exits(tmp_path):
+    script = tmp_path / "temp_test.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        import torchestimator as tf
+
+        class TempTest(tf.test.TestCase):
+            def test_writes(self):
+                first = self.get_temp_dir()
+                assert first == self.get_temp_dir() and os.path.isdir(first)
+                made = self.create_tempdir()
+                assert made.create_file("a/b.txt", "x").read_text() == "x"
+                assert os.path.isdir(made.mkdir("c").full_path)
+                named = self.create_tempdir("runs/1", cleanup="off")
+                assert os.fspath(named) == os.path.join(first, "runs", "1")
+                data = self.create_tempfile(content=b"y")
+                assert data.read_bytes() == b"y" and open(data, "rb").read() == b"y"
+                with self.assertRaisesRegex(ValueError, "not a relative path"):
+                    self.create_tempfile("../outside")
+                print("TEMP", first, made.full_path, data.full_path, named.full_path)
+                TempTest.made = (made.full_path, data.full_path, named.full_path)
+
+            def test_writes_later(self):
+                made, data, named = TempTest.made
+                assert not os.path.exists(made) and not os.path.exists(data)  # at the test's end
+                assert os.path.isdir(named)  # cleanup='off': at the program's exit
+
+        if __name__ == "__main__":
+            tf.test.main()
+    """))
+    parent = tmp_path / "tmp"
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "TEST_TMPDIR": str(parent)})
+    assert result.returncode == 0, result.stderr
+    paths = next(line.split()[1:] for line in result.stdout.splitlines() if line.startswith("TEMP"))
+    assert all(path.startswith(str(parent)) for path in paths)
+    assert not any(os.path.exists(path) for path in paths)
+    assert os.listdir(parent) == []
 
 
 def test_compute_gradient_matches_numeric():

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import math
-import pathlib
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -22,6 +24,7 @@ from torchestimator._ops.convert import convert_to_tensor
 from torchestimator._refused import refuse
 from torchestimator._sparse_tensor import SparseTensor
 from torchestimator.errors import OpError
+from torchestimator.test._tempfiles import TempDir, TempFile
 
 
 def _to_numpy(value: Any) -> Any:
@@ -44,6 +47,34 @@ def _to_numpy(value: Any) -> Any:
     return value
 
 
+_PROGRAM_TEMP_DIR: list[str] = []
+
+
+def _program_temp_dir() -> str:
+    """The folder every test's temporary directory is made in, made once per process (under
+    `TEST_TMPDIR` when set) and removed with all it holds when the process exits, as TF's
+    `googletest.GetTempDir`."""
+
+    if not _PROGRAM_TEMP_DIR:
+        parent = os.environ.get("TEST_TMPDIR") or None
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        main = os.path.basename(getattr(sys.modules.get("__main__"), "__file__", None) or "test")
+        path = tempfile.mkdtemp(prefix=f"{main.removesuffix('.py')}_", dir=parent)
+        atexit.register(shutil.rmtree, path, True)
+        _PROGRAM_TEMP_DIR.append(path)
+    return _PROGRAM_TEMP_DIR[0]
+
+
+def _remove(path: str) -> None:
+    """Removes a file or a directory tree; nothing when it is already gone."""
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        os.remove(path)
+
+
 class TestCase(unittest.TestCase):
     """Base class for tests that need to test TensorFlow (TF's `tf.test.TestCase`): unittest's
     TestCase with TF's tensor assertions and `evaluate` (tensors to numpy, as TF's eager
@@ -54,29 +85,42 @@ class TestCase(unittest.TestCase):
         return _to_numpy(tensors)
 
     def get_temp_dir(self) -> str:
-        """A temporary directory unique to this test (created once per test case)."""
+        """A temporary directory unique to this test (created once per test case), inside the
+        program's temporary folder, which is removed when the program exits (TF's)."""
         if not hasattr(self, "_tf_tempdir"):
-            self._tf_tempdir = tempfile.mkdtemp(prefix=f"{type(self).__name__}_")
+            self._tf_tempdir = tempfile.mkdtemp(prefix=f"{type(self).__name__}_",
+                                                dir=_program_temp_dir())
         return self._tf_tempdir
 
-    def create_tempdir(self, name: str | None = None) -> Any:
-        """A new temporary directory (a `pathlib.Path` with `full_path`, as absltest's)."""
+    def create_tempdir(self, name: str | None = None, cleanup: Any = None) -> TempDir:
+        """Creates a directory for this test (absltest's): `name` relative to the test's
+        temporary directory (parents made), or a new unique one when None. Returns a `TempDir`
+        (`full_path`, `create_file`, `mkdir`, usable as a path). It is removed when the test
+        ends unless `cleanup` is 'off' (everything goes when the program exits)."""
 
-        path = pathlib.Path(tempfile.mkdtemp(prefix=name or "tmp", dir=self.get_temp_dir()))
-        path.full_path = str(path)  # type: ignore[attr-defined]
-        return path
+        made = TempDir.create(self.get_temp_dir(), name)
+        self._remove_after_test(made.full_path, cleanup)
+        return made
 
-    def create_tempfile(self, file_path: str | None = None, content: str | bytes | None = None) -> Any:
-        """A new temporary file holding `content` (a `pathlib.Path` with `full_path`)."""
+    def create_tempfile(self, file_path: str | None = None, content: str | bytes | None = None,
+                        mode: str = "w", encoding: str = "utf8", errors: str = "strict",
+                        cleanup: Any = None) -> TempFile:
+        """Creates a file for this test holding `content` (absltest's): `file_path` relative to
+        the test's temporary directory (parents made), or a new unique name when None. Returns
+        a `TempFile` (`full_path`, `read_text`, `write_bytes`, `open_text`, ..., usable as a
+        path). It is removed when the test ends unless `cleanup` is 'off'."""
 
-        path = pathlib.Path(self.get_temp_dir()) / (file_path or f"tmp{time.time_ns()}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content or "")
-        path.full_path = str(path)  # type: ignore[attr-defined]
-        return path
+        made = TempFile.create(self.get_temp_dir(), file_path, content, mode, encoding, errors)
+        self._remove_after_test(made.full_path, cleanup)
+        return made
+
+    def _remove_after_test(self, path: str, cleanup: Any) -> None:
+        """Removes `path` when the test ends (absltest's `TempFileCleanup.ALWAYS`), unless
+        `cleanup` says 'off' (a string or absl's enum value)."""
+
+        if str(getattr(cleanup, "value", cleanup)).lower() in ("off", "false"):
+            return
+        self.addCleanup(_remove, path)
 
     @contextlib.contextmanager
     def cached_session(self, graph: Any = None, config: Any = None, use_gpu: bool = True,
