@@ -1,11 +1,35 @@
 """Fixtures shared across the test folders."""
 
 import os
+import shutil
+import tempfile
 import uuid
 
 import fsspec
 import pytest
 import torch
+
+_SESSION_TMPDIR = "TORCHESTIMATOR_TESTS_TMPDIR"
+
+
+def pytest_configure(config):
+    """Everything the run writes through `tempfile` (helpers' folders made once per module,
+    the library's temporary model_dirs, subprocesses and torchrun's workers through TMPDIR)
+    goes into one folder that the run removes when it ends, so runs leave nothing in /tmp.
+    pytest-xdist's workers inherit it from the controller, which made it and removes it."""
+
+    if os.environ.get(_SESSION_TMPDIR):
+        return
+    path = tempfile.mkdtemp(prefix="torchestimator-tests-")
+    os.environ[_SESSION_TMPDIR] = os.environ["TMPDIR"] = path
+    tempfile.tempdir = path
+    config._torchestimator_tmpdir = path
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, "_torchestimator_tmpdir", None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

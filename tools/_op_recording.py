@@ -5,6 +5,7 @@ dispatch mode ends the process)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import traceback
@@ -16,11 +17,19 @@ CURRENT_TEST = ["?"]
 _LAZY_MODULES: dict[str, bool] = {}
 
 
+@functools.cache
+def _package_dir() -> str:
+    """The folder of the installed `torchestimator` package, ending in a separator."""
+    import torchestimator
+
+    return os.path.join(os.path.dirname(os.path.abspath(torchestimator.__file__)), "")
+
+
 def library_frames() -> str:
     """The innermost three frames of `src/torchestimator` on the stack, innermost first, as
     `file.py:line <- ...`; `(test code)` when the call did not come through the library."""
-    frames = [f for f in traceback.extract_stack()
-              if "torchestimator" in f.filename and f"{os.sep}tests{os.sep}" not in f.filename]
+    package = _package_dir()
+    frames = [f for f in traceback.extract_stack() if f.filename.startswith(package)]
     return " <- ".join(f"{os.path.basename(f.filename)}:{f.lineno}"
                        for f in frames[-3:][::-1]) or "(test code)"
 
