@@ -22,16 +22,16 @@ def _under(base: str, relative: str | None, kind: str) -> str:
     return joined
 
 
-class TempDir:
-    """A temporary directory made for a test: `full_path` is its path, and it is usable wherever
-    a path is (`os.fspath`)."""
+class _TempPath:
+    """A path made for a test: `full_path` is it, and the object is usable wherever a path is
+    (`os.fspath`)."""
 
     def __init__(self, path: str) -> None:
         self._path = path
 
     @property
     def full_path(self) -> str:
-        """The absolute path of the directory."""
+        """The absolute path."""
         return self._path
 
     def __fspath__(self) -> str:
@@ -41,7 +41,12 @@ class TempDir:
         return self._path
 
     def __repr__(self) -> str:
-        return f"TempDir({self._path!r})"
+        return f"{type(self).__name__}({self._path!r})"
+
+
+class TempDir(_TempPath):
+    """A temporary directory made for a test: `full_path` is its path, and it is usable wherever
+    a path is (`os.fspath`)."""
 
     def create_file(self, file_path: str | None = None, content: str | bytes | None = None,
                     mode: str = "w", encoding: str = "utf8", errors: str = "strict") -> TempFile:
@@ -64,26 +69,9 @@ class TempDir:
         return cls(path)
 
 
-class TempFile:
+class TempFile(_TempPath):
     """A temporary file made for a test: `full_path` is its path; read and write it as text or
     bytes, or open it."""
-
-    def __init__(self, path: str) -> None:
-        self._path = path
-
-    @property
-    def full_path(self) -> str:
-        """The absolute path of the file."""
-        return self._path
-
-    def __fspath__(self) -> str:
-        return self._path
-
-    def __str__(self) -> str:
-        return self._path
-
-    def __repr__(self) -> str:
-        return f"TempFile({self._path!r})"
 
     def read_text(self, encoding: str = "utf8", errors: str = "strict") -> str:
         """The file's contents as text."""
