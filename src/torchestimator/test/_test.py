@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import collections.abc
 import contextlib
 import functools
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -193,10 +195,13 @@ class TestCase(unittest.TestCase):
                                       err_msg=msg or "")
 
     def assertNotAllEqual(self, a: Any, b: Any, msg: str | None = None) -> None:
-        """Asserts that two values differ somewhere."""
-        a_arr, b_arr = self._arrays(a, b)
-        if a_arr.shape == b_arr.shape and np.array_equal(a_arr, b_arr):
-            raise AssertionError(f"Expected unequal values, both are {a_arr}. {msg or ''}")
+        """Asserts that two values differ somewhere (TF's: fails exactly when `assertAllEqual`
+        passes)."""
+        try:
+            self.assertAllEqual(a, b)
+        except AssertionError:
+            return
+        raise AssertionError(f"The two values are equal at all elements. {msg or ''}")
 
     def _assert_all(self, a: Any, check: Callable[[np.ndarray], np.ndarray], what: str) -> None:
         arr = np.asarray(_to_numpy(a))
@@ -253,8 +258,9 @@ class TestCase(unittest.TestCase):
             self.assertNear(float(f1), float(f2), err, msg=msg)
 
     def assertNDArrayNear(self, ndarray1: Any, ndarray2: Any, err: float, msg: str | None = None) -> None:
-        """Asserts that two numpy arrays have near values."""
-        self.assertTrue(np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) <= err, msg=msg)
+        """Asserts that two numpy arrays have near values: the norm of their difference is
+        below `err` (TF's strict `<`)."""
+        self.assertTrue(np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) < err, msg=msg)
 
     def assertDTypeEqual(self, target: Any, expected_dtype: Any) -> None:
         """Asserts `target` (a tensor, array or list of them) has dtype `expected_dtype`."""
@@ -276,13 +282,20 @@ class TestCase(unittest.TestCase):
                                  f"{msg or ''}")
 
     def assertEmpty(self, container: Any, msg: str | None = None) -> None:
-        """Asserts the container is empty."""
+        """Asserts the container is empty (a Sized object, as absltest's)."""
+        self._check_sized(container, msg)
         self.assertLen(container, 0, msg)
 
     def assertNotEmpty(self, container: Any, msg: str | None = None) -> None:
-        """Asserts the container is not empty."""
+        """Asserts the container is not empty (a Sized object, as absltest's)."""
+        self._check_sized(container, msg)
         if not len(container):
             raise AssertionError(f"{container!r} has length of 0. {msg or ''}")
+
+    def _check_sized(self, container: Any, msg: str | None) -> None:
+        if not isinstance(container, collections.abc.Sized):
+            raise AssertionError(f"Expected a Sized object, got: {type(container).__name__!r}. "
+                                 f"{msg or ''}")
 
     def assertStartsWith(self, actual: str, expected_start: str, msg: str | None = None) -> None:
         """Asserts `actual` starts with `expected_start`."""
@@ -302,35 +315,43 @@ class TestCase(unittest.TestCase):
         self.assertCountEqual(expected_seq, actual_seq, msg)
 
     def assertSameElements(self, expected_seq: Any, actual_seq: Any, msg: str | None = None) -> None:
-        """Asserts the two sequences hold the same set of elements."""
-        self.assertEqual(set(expected_seq), set(actual_seq), msg)
+        """Asserts the two sequences hold the same elements, ignoring order and duplicates
+        (absltest's: strings are refused, unhashable elements compared by equality)."""
+        if isinstance(expected_seq, (str, bytes)) or isinstance(actual_seq, (str, bytes)):
+            raise AssertionError(
+                "Passing string/bytes to assertSameElements is usually a bug. Did you mean to "
+                f"use assertEqual?\nExpected: {expected_seq!r}\nActual: {actual_seq!r}")
+        expected, actual = list(expected_seq), list(actual_seq)
+        missing = [e for i, e in enumerate(expected) if e not in actual and e not in expected[:i]]
+        unexpected = [e for i, e in enumerate(actual) if e not in expected and e not in actual[:i]]
+        if missing or unexpected:
+            parts = ([f"Expected, but missing:\n  {missing!r}"] if missing else []) + \
+                    ([f"Unexpected, but present:\n  {unexpected!r}"] if unexpected else [])
+            raise AssertionError("\n".join(parts) + (f"\n{msg}" if msg else ""))
 
     def assertRaisesOpError(self, expected_err_re_or_predicate: Any) -> Any:
         """A context manager asserting a `tf.errors.OpError` whose message matches."""
 
         return self.assertRaisesRegex(OpError, expected_err_re_or_predicate)
 
-    def assertRaisesWithPredicateMatch(self, exception_type: Any, expected_err_re_or_predicate: Any) -> Any:
-        """A context manager asserting `exception_type` whose message matches (a regex or a
-        predicate on the exception)."""
+    @contextlib.contextmanager
+    def assertRaisesWithPredicateMatch(self, exception_type: Any,
+                                       expected_err_re_or_predicate: Any) -> Iterator[None]:
+        """A context manager asserting `exception_type` whose message matches (a regex searched
+        in the message, or a predicate on the exception). Another exception, or one whose
+        message does not match, becomes an AssertionError naming it (TF's)."""
         if callable(expected_err_re_or_predicate):
-            return _PredicateRaises(self, exception_type, expected_err_re_or_predicate)
-        return self.assertRaisesRegex(exception_type, expected_err_re_or_predicate)
-
-
-class _PredicateRaises:
-    def __init__(self, case: TestCase, exception_type: Any, predicate: Callable[[BaseException], bool]):
-        self._case, self._type, self._predicate = case, exception_type, predicate
-
-    def __enter__(self) -> _PredicateRaises:
-        return self
-
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
-        if kind is None:
-            raise AssertionError(f"{self._type.__name__} not raised")
-        if not issubclass(kind, self._type) or not self._predicate(value):
-            return False
-        return True
+            predicate = expected_err_re_or_predicate
+        else:
+            def predicate(e: BaseException) -> Any:
+                return re.search(expected_err_re_or_predicate, str(e))
+        try:
+            yield
+        except Exception as e:  # noqa: BLE001 (TF's: any exception is checked)
+            if not isinstance(e, exception_type) or not predicate(e):
+                raise AssertionError(f"Exception of type {type(e)}: {e}") from e
+        else:
+            raise AssertionError(f"{exception_type.__name__} not raised")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -99,9 +99,10 @@ class TFConfigClusterResolver(ClusterResolver):
         self._rpc_layer = value
 
     @property
-    def environment(self) -> str:  # type: ignore[override]
-        """The environment (argument, else `TF_CONFIG["environment"]`, else '')."""
-        return self._environment if self._environment is not None else read_tf_config().get("environment", "")
+    def environment(self) -> str | None:  # type: ignore[override]
+        """The environment given to the constructor (None when not given: TF's
+        `TFConfigClusterResolver` does not read it from TF_CONFIG)."""
+        return self._environment
 
     def cluster_spec(self) -> ClusterSpec:
         """Returns a ClusterSpec based on the TF_CONFIG environment variable."""
@@ -144,8 +145,9 @@ class SimpleClusterResolver(ClusterResolver):
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
                          config_proto: Any = None) -> dict[str, int]:
-        """The accelerators given, else this machine's."""
-        return dict(self._num_accelerators) if self._num_accelerators is not None else super().num_accelerators()
+        """The accelerators given to the constructor (`{}` when none were: TF's
+        `SimpleClusterResolver` does not look at the machine)."""
+        return dict(self._num_accelerators) if self._num_accelerators is not None else {}
 
     def _position(self) -> Any:
         config = {"cluster": self._cluster_spec.as_dict(), "task": {"type": self.task_type, "index": self.task_id}}
