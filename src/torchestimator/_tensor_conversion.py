@@ -189,6 +189,8 @@ def _hint_fits(value: Any, hint: torch.dtype) -> builtins.bool:
         return hint is not torch.bool
     if isinstance(value, float):
         return hint.is_floating_point or hint.is_complex
+    if isinstance(value, (list, tuple)):  # a (nested) list of Python numbers: every one must fit
+        return builtins.all(_hint_fits(v, hint) for v in value)
     return False
 
 

@@ -9,7 +9,9 @@ from typing import Any
 import torch
 
 from torchestimator._ops.host_fallback import host_fallback
+from torchestimator.keras.metrics._auc import AUC
 from torchestimator.keras.metrics._metric import Metric
+from torchestimator.keras.metrics._reduce import Mean
 
 _KEPSILON = 1e-7  # TF1's epsilon in the thresholded confusion metrics
 
@@ -269,3 +271,72 @@ def _set_size(ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     first = torch.ones_like(values[:, :1], dtype=torch.bool)
     new = torch.cat([first, values[:, 1:] != values[:, :-1]], dim=-1)
     return ((values != sentinel) & new).sum(-1).double()
+
+
+
+_AUC_METHODS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+
+
+class TF1AUC(AUC):
+    """TF1's `tf.compat.v1.metrics.auc` on Keras' AUC counts: TF1's `summation_method`
+    ('trapezoidal', 'careful_interpolation', 'minoring', 'majoring') and its epsilon 1e-6 in the
+    rates; PR with 'careful_interpolation' is Keras' interpolation (the same formula)."""
+
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC", summation_method: str = "trapezoidal",
+                 thresholds: Any = None, name: str | None = None, dtype: Any = None) -> None:
+        if summation_method not in _AUC_METHODS:
+            raise ValueError(f"Invalid summation_method: {summation_method!r}; expected one of "
+                             f"{list(_AUC_METHODS)}.")
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"Curve must be either ROC or PR. Curve {curve!r} is unknown.")
+        keras_method = summation_method if summation_method in ("minoring", "majoring") else "interpolation"
+        super().__init__(num_thresholds=num_thresholds, curve=curve, summation_method=keras_method,
+                         thresholds=thresholds, name="auc" if name is None else name, dtype=dtype)
+        self.tf1_summation_method = summation_method
+        self._tf1_thresholds = thresholds
+
+    def result(self) -> torch.Tensor:
+        """The area, by TF1's `compute_auc`."""
+        if not self._built:
+            return torch.tensor(0.0, dtype=self._torch_dtype)
+        if self.curve == "PR" and self.tf1_summation_method == "careful_interpolation":
+            return self.interpolate_pr_auc()
+        eps = 1.0e-6
+        tp, tn, fp, fn = self.true_positives, self.true_negatives, self.false_positives, self.false_negatives
+        rec = (tp + eps) / (tp + fn + eps)
+        if self.curve == "ROC":
+            x, y = fp / (fp + tn + eps), rec
+        else:
+            x, y = rec, (tp + eps) / (tp + fp + eps)
+        n = self.num_thresholds
+        if self.tf1_summation_method == "minoring":
+            heights = torch.minimum(y[: n - 1], y[1:])
+        elif self.tf1_summation_method == "majoring":
+            heights = torch.maximum(y[: n - 1], y[1:])
+        else:
+            heights = (y[: n - 1] + y[1:]) / 2.0
+        return ((x[: n - 1] - x[1:]) * heights).sum()
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments."""
+        thresholds = self._tf1_thresholds
+        return {"num_thresholds": self.num_thresholds if thresholds is None else 200, "curve": self.curve,
+                "summation_method": self.tf1_summation_method,
+                "thresholds": None if thresholds is None else [float(t) for t in thresholds],
+                "name": self.name, "dtype": self.dtype}
+
+
+class MeanAbsoluteError(Mean):
+    """TF1's `mean_absolute_error` state: the weighted mean of `|predictions - labels|` over every
+    element (`metrics.py` passes the errors)."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+
+class MeanSquaredError(Mean):
+    """TF1's `mean_squared_error` state: the weighted mean of `(predictions - labels) ** 2` over
+    every element (`metrics.py` passes the errors)."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)

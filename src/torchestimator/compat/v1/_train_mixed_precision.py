@@ -139,7 +139,7 @@ class MixedPrecisionLossScaleOptimizer:
                              f"{type(opt)}")
         self._optimizer = opt
         self._loss_scale = _as_loss_scale(loss_scale)
-        self._name = "MixedPrecisionLossScaleOptimizer"
+        self._name = opt.get_name()  # TF's wrapper takes the wrapped optimizer's name
 
     def compute_gradients(self, loss: Any, var_list: Any = None, gate_gradients: int = GATE_OP,
                           aggregation_method: Any = None, colocate_gradients_with_ops: bool = False,
@@ -194,7 +194,7 @@ class MixedPrecisionLossScaleOptimizer:
         return self._optimizer.variables()
 
     def get_name(self) -> str:
-        """The optimizer's name."""
+        """The optimizer's name: the wrapped optimizer's (`opt.get_name()`), as TF's."""
         return self._name
 
 

@@ -84,6 +84,13 @@ class _EagerSession:
         raise ValueError(f"MonitoredSession: a hook fetched {name!r}; the step function returns "
                          "no such key (return a dict to expose values to hooks).")
 
+    def run(self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None) -> Any:
+        """A raw session's `run` (TF1's `tf.Session.run`, no hooks, no step): `fetches` (a
+        callable is called with `**feed_dict` if given) read as numpy."""
+        if callable(fetches) and not isinstance(fetches, torch.Tensor):
+            return _numpy(fetches(**feed_dict) if feed_dict else fetches())
+        return _numpy(fetches)
+
     def resolve(self, value: Any) -> Any:
         """The numpy value of a hook fetch (a name, a tensor, or a structure of them)."""
         if isinstance(value, str):

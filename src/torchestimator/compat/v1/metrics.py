@@ -51,10 +51,11 @@ def mean(values: Any, weights: Any = None, metrics_collections: Any = None,
 def auc(labels: Any, predictions: Any, weights: Any = None, num_thresholds: int = 200,
         metrics_collections: Any = None, updates_collections: Any = None, curve: str = "ROC",
         name: str | None = None, summation_method: str = "trapezoidal", thresholds: Any = None) -> tuple:
-    """The area under the ROC or PR curve."""
-    method = "interpolation" if summation_method == "trapezoidal" else summation_method
-    metric = _metric(keras_metrics.AUC, name, num_thresholds=num_thresholds, curve=curve,
-                     summation_method=method)
+    """The area under the ROC or PR curve, by TF1's `summation_method` ('trapezoidal',
+    'careful_interpolation', 'minoring', 'majoring') over `num_thresholds` thresholds (or the
+    given `thresholds`)."""
+    metric = _metric(_s.TF1AUC, name, num_thresholds=num_thresholds, curve=curve,
+                     summation_method=summation_method, thresholds=thresholds)
     return _update(metric, labels, predictions, weights=weights)
 
 
@@ -72,8 +73,10 @@ def recall(labels: Any, predictions: Any, weights: Any = None, metrics_collectio
 
 def mean_squared_error(labels: Any, predictions: Any, weights: Any = None, metrics_collections: Any = None,
                        updates_collections: Any = None, name: str | None = None) -> tuple:
-    """The mean squared error."""
-    return _update(_metric(keras_metrics.MeanSquaredError, name), labels, predictions, weights=weights)
+    """The mean squared error: the (weighted) mean of `(predictions - labels) ** 2` over every
+    element, as TF1's (`weights` broadcast to the elements, not one weight per row)."""
+    errors = _errors(labels, predictions).square()
+    return _update(_metric(_s.MeanSquaredError, name), errors, weights=weights)
 
 
 def root_mean_squared_error(labels: Any, predictions: Any, weights: Any = None,
@@ -85,8 +88,24 @@ def root_mean_squared_error(labels: Any, predictions: Any, weights: Any = None,
 
 def mean_absolute_error(labels: Any, predictions: Any, weights: Any = None, metrics_collections: Any = None,
                         updates_collections: Any = None, name: str | None = None) -> tuple:
-    """The mean absolute error."""
-    return _update(_metric(keras_metrics.MeanAbsoluteError, name), labels, predictions, weights=weights)
+    """The mean absolute error: the (weighted) mean of `|predictions - labels|` over every
+    element, as TF1's (`weights` broadcast to the elements, not one weight per row)."""
+    errors = _errors(labels, predictions).abs()
+    return _update(_metric(_s.MeanAbsoluteError, name), errors, weights=weights)
+
+
+def _errors(labels: Any, predictions: Any) -> torch.Tensor:
+    """`predictions - labels` (labels in the predictions' dtype; a trailing dimension of 1 that
+    only one of them has is squeezed, TF1's `_remove_squeezable_dimensions`)."""
+    predictions = torch.as_tensor(predictions)
+    if not (predictions.is_floating_point() or predictions.is_complex()):
+        predictions = predictions.float()
+    labels = torch.as_tensor(labels, device=predictions.device).to(predictions.dtype)
+    if labels.dim() == predictions.dim() + 1 and labels.shape[-1] == 1:
+        labels = labels.squeeze(-1)
+    elif predictions.dim() == labels.dim() + 1 and predictions.shape[-1] == 1:
+        predictions = predictions.squeeze(-1)
+    return predictions - labels
 
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from google.protobuf import json_format
 
 from torchestimator.compat.v1._protos import proto
 from torchestimator.summary._summary import Recorded, _record
@@ -106,11 +107,18 @@ def all_v2_summary_ops() -> None:
 
 
 def get_summary_description(node_def: Any) -> Any:
-    """The `SummaryDescription` of a summary op's `NodeDef` (its `type_hint` attribute)."""
+    """The `SummaryDescription` of a `TensorSummary` op's `NodeDef`: its `description` attribute,
+    a JSON `SummaryDescription` (TF's `get_summary_description`).
+
+    Raises:
+      ValueError: `node_def` is not a `TensorSummary` op.
+    """
+    op = getattr(node_def, "op", None)
+    if op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {op}: node_def.op must be 'TensorSummary'.")
     description = proto("SummaryDescription")()
-    hint = getattr(node_def, "attr", {}).get("_summary_type_hint") if hasattr(node_def, "attr") else None
-    if hint is not None:
-        description.type_hint = hint.s.decode()
+    text = node_def.attr["description"].s
+    json_format.Parse(text.decode() if isinstance(text, bytes) else str(text), description)
     return description
 
 
@@ -125,8 +133,8 @@ class FileWriter:
         )
 
         self._logdir = str(logdir)
-        self._writer = SummaryWriter(self._logdir, max_queue=max_queue, flush_secs=flush_secs,
-                                     filename_suffix=filename_suffix or "")
+        self._options = dict(max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix or "")
+        self._writer = SummaryWriter(self._logdir, **self._options)
         if graph is not None or graph_def is not None:
             self.add_graph(graph if graph is not None else graph_def)
 
@@ -184,7 +192,7 @@ class FileWriter:
         )
 
         if self._writer.closed:
-            self._writer = SummaryWriter(self._logdir)
+            self._writer = SummaryWriter(self._logdir, **self._options)  # the constructor's settings
 
     def __enter__(self) -> FileWriter:
         return self
