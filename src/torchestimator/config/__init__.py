@@ -279,7 +279,12 @@ def get_device_policy() -> str:
 
 
 def set_device_policy(device_policy: str | None) -> None:
-    """Accepted and remembered."""
+    """Accepted and remembered: one of 'silent', 'silent_for_int32', 'warn', 'explicit', or
+    None (the default, 'silent'); any other value raises ValueError, as TF's."""
+    if device_policy not in (None, "silent", "silent_for_int32", "warn", "explicit"):
+        raise ValueError(
+            "set_device_policy: `device_policy` must be one of None, 'silent', 'silent_for_int32', "
+            f"'warn', 'explicit'; received {device_policy!r}.")
     _STATE["device_policy"] = device_policy or "silent"
 
 

@@ -47,8 +47,9 @@ class DatasetSpec:
 
     def is_compatible_with(self, spec_or_value: Any) -> bool:
         """True for a DatasetSpec or a dataset with an equal element spec."""
-        other = getattr(spec_or_value, "element_spec", None)
-        return other == self._element_spec
+        if not isinstance(spec_or_value, (DatasetSpec, Dataset)):
+            return False
+        return spec_or_value.element_spec == self._element_spec
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, DatasetSpec) and other._element_spec == self._element_spec
@@ -84,7 +85,9 @@ class IteratorSpec:
 
     def is_compatible_with(self, spec_or_value: Any) -> bool:
         """True for an IteratorSpec or an iterator with an equal element spec."""
-        return getattr(spec_or_value, "element_spec", None) == self._element_spec
+        if not isinstance(spec_or_value, (IteratorSpec, DatasetIterator)):
+            return False
+        return spec_or_value.element_spec == self._element_spec
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, IteratorSpec) and other._element_spec == self._element_spec

@@ -166,8 +166,10 @@ class FeatureColumn(abc.ABC):
 
     @property
     def parents(self) -> list[Any]:
-        """The columns (or feature keys) this column is built from."""
-        return []
+        """The columns (or feature keys) this column is built from: `[key]` for a column that
+        reads a raw feature (`numeric_column('f1').parents == ['f1']`, as TF's)."""
+        key = getattr(self, "key", None)
+        return [key] if isinstance(key, str) else []
 
     @abc.abstractmethod
     def transform_feature(self, transformation_cache: Any, state_manager: Any) -> Any:

@@ -358,6 +358,12 @@ def write_raw_pb(tensor: Any, step: Any = None, name: str | None = None) -> bool
     writer, at = target
     values = tensor if isinstance(tensor, (list, tuple, np.ndarray)) else [tensor]
     for raw in np.asarray(values, dtype=object).reshape(-1).tolist():
+        if isinstance(raw, str):  # a string tensor holds valid UTF-8 as str
+            raw = raw.encode("utf-8")
+        if not isinstance(raw, (bytes, bytearray, memoryview)):
+            raise TypeError(
+                "tf.summary.experimental.write_raw_pb: `tensor` must hold serialized Summary "
+                f"protos (bytes); received an element of type {type(raw).__name__}.")
         writer.write_summary(summary_pb2.Summary.FromString(bytes(raw)), at)
     return True
 

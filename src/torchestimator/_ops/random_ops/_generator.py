@@ -22,6 +22,16 @@ from torchestimator._ops.random_ops._seeds import _INT_DTYPES, Tensor, _device, 
 # ----------------------------------------------------------------------------- tf.random.Generator
 
 
+def _key_counter_seed(key: Any, counter: Any) -> list[int]:
+    """The key (a scalar) and the counter (a vector, [2] for Philox) as one flat seed list."""
+    flat = []
+    for part in (key, counter):
+        if isinstance(part, Tensor):
+            part = part.tolist()
+        flat.extend(int(v) for v in np.asarray(part).reshape(-1).tolist())
+    return flat
+
+
 class Generator:
     """A random number generator object, as TF's `tf.random.Generator`, over a `torch.Generator`.
 
@@ -84,7 +94,7 @@ class Generator:
         Returns:
             The new generator.
         """
-        return cls.from_seed([key, counter], alg=alg)
+        return cls.from_seed(_key_counter_seed(key, counter), alg=alg)
 
     # -- state
     def _cpu(self) -> torch.Generator:
@@ -137,7 +147,7 @@ class Generator:
 
     def reset_from_key_counter(self, key: Any, counter: Any) -> None:
         """Resets the generator from a key and a counter."""
-        self.reset_from_seed([key, counter])
+        self.reset_from_seed(_key_counter_seed(key, counter))
 
     def skip(self, delta: int) -> None:
         """Advances the generator by drawing and discarding `delta` numbers."""

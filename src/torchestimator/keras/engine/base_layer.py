@@ -108,8 +108,13 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
         activity_regularizer: a function of the output added to `losses`.
     """
 
+    # set per subclass by __init_subclass__; these are the base class's own (a plain
+    # `Layer()`, the identity layer)
     _call_accepts_training = False
     _call_accepts_mask = False
+    _call_first_arg = "inputs"
+    _overrides_compute_output_shape = False
+    _overrides_compute_mask = False
     #: True for a layer whose call runs on its input's device, wherever its weights are (a
     #: preprocessing layer used in a host `tf.data` map): top-level calls leave its inputs there.
     _follows_input_device = False
@@ -384,7 +389,16 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
         """Returns `TensorSpec`s of the outputs for `TensorSpec` inputs."""
         shapes = nest.map_structure(lambda s: s.shape, input_signature)
         out = self.compute_output_shape(shapes)
-        return nest.map_structure(lambda s: _dtypes.TensorSpec(s, self._compute_dtype), out)
+        dtype = self._compute_dtype or nest.flatten(input_signature)[0].dtype
+
+        def to_spec(shape: Any) -> Any:  # a shape is a tuple: nest would walk into it
+            if shape is None or hasattr(shape, "as_list") or shape_inference._is_shape(shape):
+                return _dtypes.TensorSpec(shape, dtype)
+            if isinstance(shape, dict):
+                return {k: to_spec(v) for k, v in shape.items()}
+            return type(shape)(to_spec(v) for v in shape)
+
+        return to_spec(out)
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """Returns the output mask: the input mask when the layer supports masking, else None."""

@@ -48,6 +48,11 @@ class InputSpec:
             "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes,
         }
 
+    @classmethod
+    def from_config(cls, config: dict) -> InputSpec:
+        """Creates an `InputSpec` from `get_config()`'s output."""
+        return cls(**config)
+
     def __repr__(self) -> str:
         parts = [f"{k}={v}" for k, v in self.get_config().items() if v]
         return f"InputSpec({', '.join(parts)})"

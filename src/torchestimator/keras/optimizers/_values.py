@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import torch
 
 
 class LearningRateValue(float):
@@ -33,9 +34,9 @@ class LearningRateValue(float):
         return self._optimizer.learning_rate
 
     @property
-    def dtype(self) -> str:
-        """The dtype name TF reports for a learning-rate variable: 'float32'."""
-        return "float32"
+    def dtype(self) -> torch.dtype:
+        """The dtype of a learning-rate variable, `tf.float32` (as a `tf.Variable`'s `dtype`)."""
+        return torch.float32
 
 
 class IterationsValue(int):
@@ -62,9 +63,9 @@ class IterationsValue(int):
         return self.assign(int(self) + int(delta))
 
     @property
-    def dtype(self) -> str:
-        """The dtype name TF reports for the iterations variable: 'int64'."""
-        return "int64"
+    def dtype(self) -> torch.dtype:
+        """The dtype of the iterations variable, `tf.int64` (as a `tf.Variable`'s `dtype`)."""
+        return torch.int64
 
 
 class CallableList(list):

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from torchestimator import _dtypes
 from torchestimator.keras._registry import (
     deserialize_keras_object,
     serialize_keras_object,
@@ -88,8 +89,11 @@ class StackedRNNCells(Layer):
         """Returns zero states for every cell, flat."""
         if inputs is not None:
             batch_size, dtype = inputs.shape[0], inputs.dtype
-        dtype = dtype or self._compute_dtype
-        return [torch.zeros((batch_size, s), dtype=dtype) for s in self.state_size]
+        if batch_size is None:
+            raise ValueError("StackedRNNCells.get_initial_state: pass `inputs` or `batch_size`; "
+                             "received batch_size=None and inputs=None.")
+        dtype = _dtypes.as_dtype(dtype or self._compute_dtype)
+        return [torch.zeros((int(batch_size), s), dtype=dtype) for s in self.state_size]
 
     def get_config(self) -> dict:
         """Returns the config: the serialized cells."""
