@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import pickle
 
 import numpy as np
 import pytest
@@ -94,3 +95,34 @@ def test_ragged_flat_values_convert_without_ops():
     assert rt.flat_values.dtype is torch.float32
     assert isinstance(rt.shape, _tensor_shape.TensorShape)
     assert rt.shape.as_list() == [2, None, 1]
+
+
+def test_get_shape_is_a_tensor_shape_on_tensors_variables_and_keras_tensors():
+    x = tf.zeros([2, 3])
+    shape = x.get_shape()
+    assert isinstance(shape, tf.TensorShape) and shape == x.shape == (2, 3)
+    assert shape.as_list() == [2, 3] and shape.rank == 2 and shape[1:].as_list() == [3]
+    assert shape.num_elements() == 6
+    assert tf.Variable([[1.0, 2.0]]).get_shape().as_list() == [1, 2]
+    symbolic = tf.keras.Input((4,))
+    assert symbolic.get_shape().as_list() == [None, 4] == symbolic.shape.as_list()
+    assert symbolic.shape[-1] == 4 and symbolic.shape.rank == 2
+
+
+def test_a_spec_shape_is_a_tuple_with_the_tensor_shape_api():
+    spec = tf.TensorSpec([None, 2], tf.float32)
+    assert spec.shape == (None, 2) and hash(spec.shape) == hash((None, 2))
+    assert spec.shape == tf.TensorShape([None, 2]) and tf.TensorShape([None, 2]) == spec.shape
+    assert spec.shape.as_list() == [None, 2] and spec.shape.rank == spec.shape.ndims == 2
+    assert spec.shape[1:].as_list() == [2] and (spec.shape + (3,)).as_list() == [None, 2, 3]
+    assert not spec.shape.is_fully_defined() and spec.shape.num_elements() is None
+    assert spec.shape.is_compatible_with([5, 2]) and not spec.shape.is_compatible_with([5, 3])
+    assert spec.shape.merge_with([3, 2]).as_list() == [3, 2]  # TensorShape's API, handed over
+    assert repr(spec) == "TensorSpec(shape=(None, 2), dtype=float32, name=None)"
+    assert repr(spec.shape) == "TensorShape([None, 2])" and str(spec.shape) == "(None, 2)"
+    assert pickle.loads(pickle.dumps(spec.shape)).as_list() == [None, 2]
+    images, labels = tf.data.Dataset.from_tensor_slices(
+        (np.zeros((4, 3), np.float32), np.arange(4))).batch(2).element_spec
+    assert images.shape.as_list() == [None, 3] and labels.shape.as_list() == [None]
+    with pytest.raises(AttributeError):
+        getattr(spec.shape, "no_such_method")  # noqa: B009 - the attribute lookup is the test

@@ -214,15 +214,81 @@ def dtype_name(dtype: Any) -> str:
     return str(d).replace("torch.", "")
 
 
+#: `tf.TensorShape`, set by `_tensor_shape` when it loads (it imports this module): the class a
+#: spec's shape hands the rest of TF's shape API to.
+TENSOR_SHAPE: list[type] = []
+
+
+class SpecShape(tuple):
+    """A `TensorSpec`'s shape: a tuple of ints and None (so it indexes, iterates, compares,
+    hashes and prints as one: `(None, 2)`), with `tf.TensorShape`'s API as TF's specs have it
+    (`spec.shape.as_list()`, `.rank`, `[1:].as_list()`, `.is_compatible_with(...)`, ...)."""
+
+    __slots__ = ()
+
+    def as_list(self) -> list[int | None]:
+        """The dimensions as a list (None for an unknown one)."""
+        return list(self)
+
+    @property
+    def rank(self) -> int:
+        """The number of dimensions."""
+        return len(self)
+
+    @property
+    def ndims(self) -> int:
+        """The number of dimensions (alias of `rank`)."""
+        return len(self)
+
+    def is_fully_defined(self) -> bool:
+        """Whether every dimension is known."""
+        return all(d is not None for d in self)
+
+    def num_elements(self) -> int | None:
+        """The number of elements of a tensor of this shape; None when a dimension is unknown."""
+        if not self.is_fully_defined():
+            return None
+        count = 1
+        for d in self:
+            count *= d
+        return count
+
+    def __getitem__(self, key: Any) -> Any:
+        item = tuple.__getitem__(self, key)
+        return SpecShape(item) if isinstance(key, slice) else item
+
+    def __add__(self, other: Any) -> SpecShape:  # type: ignore[override]
+        return SpecShape(tuple(self) + tuple(other))
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self)})"
+
+    def __str__(self) -> str:
+        return tuple.__repr__(self)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __getattr__(self, name: str) -> Any:
+        # the rest of TensorShape's API (merge_with, concatenate, with_rank, dims, ...)
+        if name.startswith("__") or not TENSOR_SHAPE:
+            raise AttributeError(name)
+        return getattr(TENSOR_SHAPE[0](tuple(self)), name)
+
+    def __reduce__(self) -> Any:
+        return (SpecShape, (tuple(self),))
+
+
 class TensorSpec:
     """Describes a tensor: `TensorSpec(shape, dtype=float32, name=None)`, as TF's.
 
     Used to declare serving inputs and `from_generator` output signatures.
-    `shape` may contain None for unknown dimensions.
+    `shape` may contain None for unknown dimensions; it is a tuple with `tf.TensorShape`'s API
+    (`spec.shape.as_list()`), or None for an unknown rank.
     """
 
     def __init__(self, shape: Any, dtype: Any = float32, name: str | None = None):
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.shape = None if shape is None else SpecShape(None if d is None else int(d) for d in shape)
         self.dtype = as_dtype(dtype)
         self.name = name
 

@@ -30,10 +30,11 @@ gives a tensor, as TensorFlow's: NumPy defers to the tensor, whose reflected ope
 `__rmatmul__`) reads the array as a tensor on the tensor's device; torch's own refuses it.
 
 An eager TensorFlow tensor has `set_shape(shape)`, which checks that the tensor's shape is
-compatible with `shape` (None matches any size) and raises ValueError otherwise, and
-`get_shape()`, the same as `.shape` (TF's time-series tutorial calls `inputs.set_shape([None,
-self.input_width, None])` on both eager tensors and inside `Dataset.map`). Torch tensors get
-both, unless torch has its own.
+compatible with `shape` (None matches any size) and raises ValueError otherwise (TF's
+time-series tutorial calls `inputs.set_shape([None, self.input_width, None])` on both eager
+tensors and inside `Dataset.map`), and `get_shape()`, the shape as a `tf.TensorShape`
+(`x.get_shape().as_list()`, TF1 code's idiom; `.shape` stays torch's `torch.Size`). Torch
+tensors get both, unless torch has its own.
 
 These four are the only changes to torch's classes the package makes; set the environment
 variable `TORCHESTIMATOR_TORCH_NUMPY=1` before importing it to keep torch's own behaviour.
@@ -46,6 +47,8 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from torchestimator._tensor_shape import TensorShape
 
 _TORCH_NUMPY = torch.Tensor.numpy
 _OPT_OUT = "TORCHESTIMATOR_TORCH_NUMPY"
@@ -98,9 +101,10 @@ def _set_shape(self: torch.Tensor, shape: Any) -> None:
         )
 
 
-def _get_shape(self: torch.Tensor) -> torch.Size:
-    """TensorFlow's `Tensor.get_shape()`: the tensor's shape (as `.shape`)."""
-    return self.shape
+def _get_shape(self: torch.Tensor) -> TensorShape:
+    """TensorFlow's `Tensor.get_shape()`: the tensor's shape as a `tf.TensorShape` (equal to
+    `.shape`, with TF's `as_list()`, `rank`, `num_elements()`, ...)."""
+    return TensorShape(self.shape)
 
 
 def _as_array(value: Any) -> Any:

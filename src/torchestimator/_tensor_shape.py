@@ -309,6 +309,9 @@ class TensorShape:
         return "(" + ", ".join(str(d) for d in self._dims) + ")"
 
 
+_dtypes.TENSOR_SHAPE[:] = [TensorShape]  # a TensorSpec's shape hands TF's shape API to it
+
+
 def as_shape(shape: Any) -> TensorShape:
     """`shape` as a `TensorShape` (TF's `tf.compat.v1.TensorShape` conversion helper)."""
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)

@@ -22,6 +22,7 @@ from torchestimator._engine.object_scope import ReusableMeta
 from torchestimator._ops.control_ops._context import creation_device as _creation_device
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
 from torchestimator._ops.name_scopes import _SCOPE, current_name_scope  # noqa: F401 (re-exported)
+from torchestimator._tensor_shape import TensorShape
 from torchestimator._variable_updates import VariableUpdates
 
 _NAME_COUNTS: dict[str, int] = {}
@@ -181,9 +182,9 @@ class Variable(VariableUpdates, torch.nn.Parameter, metaclass=_VariableMeta):
         """Returns the current value (as `value()`)."""
         return self.value()
 
-    def get_shape(self) -> torch.Size:
-        """The variable's shape (TF's alias of `.shape`)."""
-        return self.shape
+    def get_shape(self) -> TensorShape:
+        """The variable's shape as a `tf.TensorShape` (TF's alias of `.shape`)."""
+        return TensorShape(self.shape)
 
     # --- updates --------------------------------------------------------------------------
     def _coerce(self, value: Any, op: str) -> Any:

@@ -25,12 +25,13 @@ class KerasHistory(NamedTuple):
 
 
 class KerasTensor:
-    """A symbolic tensor: `shape` (a tuple, None for unknown dims), `dtype`, `name`."""
+    """A symbolic tensor: `shape` (a tuple, None for unknown dims, with `tf.TensorShape`'s API:
+    `shape.as_list()`, `shape.rank`), `dtype`, `name`."""
 
     __array_priority__ = 1000
 
     def __init__(self, shape: tuple, dtype: Any = torch.float32, name: str | None = None):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.shape = _dtypes.SpecShape(None if d is None else int(d) for d in shape)
         self.dtype = _dtypes.as_dtype(dtype)
         self.name = name
         self._keras_history: KerasHistory | None = None
@@ -40,6 +41,10 @@ class KerasTensor:
     def ndim(self) -> int:
         """The number of dimensions."""
         return len(self.shape)
+
+    def get_shape(self) -> _dtypes.SpecShape:
+        """The shape (TF's alias of `.shape`), with `tf.TensorShape`'s API."""
+        return self.shape
 
     def __repr__(self) -> str:
         return (
