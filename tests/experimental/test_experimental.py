@@ -199,6 +199,10 @@ def test_enable_strict_mode_turns_deprecation_warnings_into_errors():
 
     code = ("import warnings, torchestimator as tf\n"
             "tf.experimental.enable_strict_mode()\n"
-            "try:\n    warnings.warn('old', DeprecationWarning)\nexcept DeprecationWarning:\n    print('raised')\n")
+            "try:\n    warnings.warn('old', DeprecationWarning)\nexcept DeprecationWarning:\n    print('raised')\n"
+            "x = tf.constant([1.0, 2.0])\n"  # forward-mode autodiff meets torch's own deprecations
+            "with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:\n"
+            "    y = x * x\n"
+            "print(acc.jvp(y).tolist())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == "raised", out.stderr[-500:]
+    assert out.stdout.split() == ["raised", "[2.0,", "0.0]"], out.stderr[-500:]

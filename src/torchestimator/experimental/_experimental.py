@@ -35,9 +35,13 @@ def async_clear_error() -> None:
 
 def enable_strict_mode() -> None:
     """TF's `tf.experimental.enable_strict_mode()`: deprecated behaviours raise instead of
-    warning. Recorded (see `strict_mode_enabled`); deprecation warnings become errors."""
+    warning. Recorded (see `strict_mode_enabled`); deprecation warnings become errors, except
+    those PyTorch raises about its own APIs from inside torch (`torch.jit.script`'s, which
+    forward-mode autodiff, `tf.autodiff.ForwardAccumulator`, meets), which stay ignored as
+    Python ignores them by default: they are no deprecated use of TF's API."""
     _STRICT["enabled"] = True
     warnings.simplefilter("error", DeprecationWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch(\.|$)")
 
 
 def strict_mode_enabled() -> bool:
