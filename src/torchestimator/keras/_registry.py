@@ -100,7 +100,7 @@ def custom_object_scope(*dicts: dict[str, Any]) -> Iterator[None]:
 # so deserializing imports them when a name is not found.
 _BUILTIN_MODULES = (
     "layers", "optimizers", "losses", "metrics", "activations", "initializers", "regularizers",
-    "constraints", "models",
+    "constraints", "models", "premade_models",
 )
 _builtins_loaded = False
 

@@ -16,12 +16,14 @@ def __getattr__(name: str) -> Any:
         )
 
         return SequenceFeatures
-    if name == "LinearModel":
-        from torchestimator.keras.feature_column._linear_model import (  # lazy: heavy (loads the feature columns), loaded when used
-            LinearModel,
+    if name in ("LinearModel", "WideDeepModel"):
+        # Keras 2.15's premade models (keras/premade_models/); the feature-column linear layer
+        # the canned linear estimators use has no public name in TF 2.15
+        from torchestimator.keras import (  # lazy: heavy (torchestimator.keras.premade_models, 621 ms)
+            premade_models,
         )
 
-        return LinearModel
+        return getattr(premade_models, name)
     if name in ("CosineDecay", "CosineDecayRestarts"):
         from torchestimator.keras.optimizers import (  # lazy: heavy (torchestimator.keras.optimizers, 1556 ms)
             schedules,
