@@ -210,6 +210,30 @@ def test_host_tensors_given_to_a_model_go_to_its_weights_device():
         assert layer(torch.ones(2, 3)).device.type == "cpu"
 
 
+def test_a_subclassed_model_given_a_dict_of_host_arrays_runs_on_the_weights_device():
+    """A top-level call leaves a feature dict on the host (feature-column layers do their host
+    work); a layer inside `call` given one of its tensors copies it to its weights, as TF does."""
+
+    class _DictNet(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = tf.keras.layers.Dense(2), tf.keras.layers.Dense(2)
+
+        def call(self, features):
+            return self.a(features["a"]) + self.b(features["b"])
+
+    features = {"a": _X[:4], "b": _X[:4, :2]}
+    expected_model = _DictNet()
+    expected = expected_model(features).detach().numpy()
+    with on_leak_device() as device:
+        model = _DictNet()
+        model(features)  # builds on the device
+        model.set_weights(expected_model.get_weights())
+        out = model(features)
+        assert out.device.type == device.type
+        np.testing.assert_allclose(out.detach().cpu().numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
 def test_string_layers_nested_in_a_model_put_their_ids_on_the_models_device():
     """TF's text-classification export model: TextVectorization (ids made on the host from
     strings) feeding an Embedding on the device, called, fitted and traced in a Functional model

@@ -99,9 +99,12 @@ class LayerCallMixin:
             inputs = args[0]
         if not self.built:
             self._maybe_build(inputs)
-        if WEIGHTS_OFF_HOST[0] and not CONTEXT.tracing and (not CONTEXT.depth or host_data):
-            # a top-level call's host tensors, and numpy given to any call (converted on the
-            # host, before a layer built in the call made its weights), go to the weights
+        if WEIGHTS_OFF_HOST[0] and not CONTEXT.tracing and (
+                not CONTEXT.depth or host_data or _on_host(inputs)):
+            # a top-level call's host tensors, numpy given to any call (converted on the host,
+            # before a layer built in the call made its weights), and host inputs of a nested
+            # call (a subclassed model's `call` passing on a tensor of the feature dict it was
+            # given, which a top-level call leaves on the host) go to the weights
             args = self._host_inputs_to_weights(args, kwargs)
             inputs = args[0]
         if self._input_spec is not None:

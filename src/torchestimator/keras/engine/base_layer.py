@@ -318,11 +318,12 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
                 and not _has_hooks(self)
             ):
                 training = context.training
+                if (WEIGHTS_OFF_HOST[0] and not context.tracing and type(inputs) is torch.Tensor
+                        and inputs.device.type == "cpu"):
+                    return self._call_phases(args, kwargs)  # host input: maybe to the weights
                 if not context.depth and not context.tracing:  # top level: as `_call_in_context`
                     if self._compute_dtype in REDUCED_FLOATS:  # a mixed model's autocast: there
                         return self._call_phases(args, kwargs)
-                    if WEIGHTS_OFF_HOST[0] and type(inputs) is torch.Tensor and inputs.device.type == "cpu":
-                        return self._call_phases(args, kwargs)  # host input: maybe to the weights
                     context.generation += 1
                     context.outer = self
                     scope = current_scope()
