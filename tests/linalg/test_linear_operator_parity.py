@@ -183,7 +183,7 @@ def test_user_subclass_gets_default_dense_methods():
     np.testing.assert_allclose(op.to_dense().numpy(), 2 * np.eye(3))
     np.testing.assert_allclose(op.determinant().numpy(), 8.0)
     np.testing.assert_allclose(op.log_abs_determinant().numpy(), np.log(8.0))
-    np.testing.assert_allclose(op.solve(torch.ones(3, 1, dtype=torch.float64)).numpy(), 0.5 * np.ones((3, 1)))
+    np.testing.assert_allclose(op.solve(tf.ones([3, 1], dtype=tf.float64)).numpy(), 0.5 * np.ones((3, 1)))
     np.testing.assert_allclose(op.cholesky().to_dense().numpy(), np.sqrt(2) * np.eye(3))
     np.testing.assert_allclose(op.eigvals().numpy(), [2.0, 2.0, 2.0])
     op.assert_positive_definite()

@@ -49,8 +49,8 @@ def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False,
     solution `X` with the shape of `rhs` (batch dimensions broadcast).
     """
     lu = _to_tensor(lower_upper, name="lower_upper")
-    perm = _to_tensor(perm, name="perm")
-    rhs = _to_tensor(rhs, dtype=lu.dtype, name="rhs")
+    perm = _to_tensor(perm, name="perm", device=lu.device)
+    rhs = _to_tensor(rhs, dtype=lu.dtype, name="rhs", device=lu.device)
     _validate_lu(lu, perm, validate_args)
     if validate_args and rhs.shape[-2] != lu.shape[-1]:
         raise ValueError(f"Shapes of `lower_upper` {tuple(lu.shape)} and `rhs` {tuple(rhs.shape)} are incompatible.")
@@ -68,7 +68,7 @@ def lu_matrix_inverse(lower_upper: Any, perm: Any, validate_args: bool = False, 
     Returns a matrix of the same shape and dtype as `lower_upper`.
     """
     lu = _to_tensor(lower_upper, name="lower_upper")
-    eye = torch.eye(lu.shape[-1], dtype=lu.dtype).expand(*lu.shape)
+    eye = torch.eye(lu.shape[-1], dtype=lu.dtype, device=lu.device).expand(*lu.shape)
     return lu_solve(lu, perm, eye, validate_args=validate_args)
 
 
@@ -78,10 +78,10 @@ def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False, nam
     Returns `x` such that `tf.linalg.lu(x)` gives `(lower_upper, perm)`.
     """
     lu = _to_tensor(lower_upper, name="lower_upper")
-    perm = _to_tensor(perm, name="perm")
+    perm = _to_tensor(perm, name="perm", device=lu.device)
     _validate_lu(lu, perm, validate_args)
     n = lu.shape[-1]
-    lower = torch.tril(lu, -1) + torch.eye(n, dtype=lu.dtype)
+    lower = torch.tril(lu, -1) + torch.eye(n, dtype=lu.dtype, device=lu.device)
     x = lower @ torch.triu(lu)
     inv = torch.argsort(perm.long(), dim=-1)
     return _gather_rows(x, inv)
@@ -99,13 +99,13 @@ def banded_triangular_solve(
     of shape `[..., M, N]`.
     """
     bands = _to_tensor(bands, name="bands")
-    rhs = _to_tensor(rhs, dtype=bands.dtype, name="rhs")
+    rhs = _to_tensor(rhs, dtype=bands.dtype, name="rhs", device=bands.device)
     if bands.ndim < 2:
         raise ValueError(f"Argument `bands` must have rank >= 2 (shape [..., K, M]); got shape {tuple(bands.shape)}.")
     k, m = bands.shape[-2], bands.shape[-1]
     if rhs.shape[-2] != m:
         raise ValueError(f"Argument `rhs` must have {m} rows to match `bands` shape {tuple(bands.shape)}; got {tuple(rhs.shape)}.")
-    dense = torch.zeros(*bands.shape[:-2], m, m, dtype=bands.dtype)
+    dense = torch.zeros(*bands.shape[:-2], m, m, dtype=bands.dtype, device=bands.device)
     for r in range(min(k, m)):
         d = r if lower else k - 1 - r
         if d >= m:
@@ -143,7 +143,7 @@ def _compact_from(diagonals: Any, diagonals_format: str) -> torch.Tensor:
             if n == m:
                 return t
             if n == m - 1:
-                z = torch.zeros(*t.shape[:-1], 1, dtype=t.dtype)
+                z = torch.zeros(*t.shape[:-1], 1, dtype=t.dtype, device=t.device)
                 return torch.cat([z, t] if left else [t, z], -1)
             raise ValueError(f"Expected {name} to be have length {m} or {m - 1}, got {n}.")
 
@@ -155,7 +155,7 @@ def _compact_from(diagonals: Any, diagonals_format: str) -> torch.Tensor:
         if a.shape[-1] != a.shape[-2]:
             raise ValueError(f"Expected last two dimensions of diagonals to be same, got {a.shape[-1]} and {a.shape[-2]}")
         m = a.shape[-1]
-        z = torch.zeros(*a.shape[:-2], 1, dtype=a.dtype)
+        z = torch.zeros(*a.shape[:-2], 1, dtype=a.dtype, device=a.device)
         sup = torch.cat([torch.diagonal(a, 1, -2, -1), z], -1)
         sub = torch.cat([z, torch.diagonal(a, -1, -2, -1)], -1)
         return torch.stack([sup, torch.diagonal(a, 0, -2, -1).expand(*a.shape[:-2], m), sub], -2)
@@ -178,7 +178,7 @@ def tridiagonal_matmul(diagonals: Any, rhs: Any, diagonals_format: str = "compac
     `rhs` has shape `[..., M, N]`. Returns a `Tensor` of shape `[..., M, N]`.
     """
     d = _compact_from(diagonals, diagonals_format)
-    rhs = _to_tensor(rhs, dtype=d.dtype, name="rhs")
+    rhs = _to_tensor(rhs, dtype=d.dtype, name="rhs", device=d.device)
     sup, main, sub = d[..., 0, :, None], d[..., 1, :, None], d[..., 2, :, None]
     out = main * rhs
     zero = torch.zeros_like(rhs[..., :1, :])
@@ -201,7 +201,7 @@ def _gtsv(d: torch.Tensor, rhs: torch.Tensor, perturb_singular: bool) -> torch.T
     du2 = torch.zeros_like(du)
     real = dm.real.dtype if dm.is_complex() else dm.dtype
     tiny = torch.finfo(real).eps * float(d.abs().max()) if perturb_singular and d.numel() else 0.0
-    singular = torch.zeros(batch, dtype=torch.bool)
+    singular = torch.zeros(batch, dtype=torch.bool, device=dm.device)
     for i in range(m - 1):
         a, c = dm[..., i], dl[..., i + 1]
         swap = a.abs() < c.abs()
@@ -280,7 +280,7 @@ def tridiagonal_solve(
     if perturb_singular and not partial_pivoting:
         raise ValueError("partial_pivoting must be True if perturb_singular is.")
     d = _compact_from(diagonals, diagonals_format)
-    rhs = _to_tensor(rhs, dtype=d.dtype, name="rhs")
+    rhs = _to_tensor(rhs, dtype=d.dtype, name="rhs", device=d.device)
     dr, rr = d.ndim, rhs.ndim
     if rr != dr and rr != dr - 1:
         raise ValueError(f"Expected the rank of rhs to be {dr - 1} or {dr}, got {rr}")
@@ -315,7 +315,7 @@ def _eig_fn(a: torch.Tensor, fn) -> torch.Tensor:
 def _denman_beavers(a: torch.Tensor, max_iter: int = 60) -> tuple[torch.Tensor, bool]:
     """Principal square root by the (product-form) Denman-Beavers iteration; works for defective matrices."""
     n = a.shape[-1]
-    eye = torch.eye(n, dtype=a.dtype).expand_as(a)
+    eye = torch.eye(n, dtype=a.dtype, device=a.device).expand_as(a)
     m, y = a, a
     real = a.real.dtype if a.is_complex() else a.dtype
     tol = 10 * n * torch.finfo(real).eps
@@ -340,7 +340,7 @@ def _sqrtm(a: torch.Tensor) -> torch.Tensor:
 def _logm(a: torch.Tensor) -> torch.Tensor:
     """Inverse scaling and squaring: take square roots until near I, then the atanh series, then scale back."""
     n = a.shape[-1]
-    eye = torch.eye(n, dtype=a.dtype).expand_as(a)
+    eye = torch.eye(n, dtype=a.dtype, device=a.device).expand_as(a)
     k = 0
     while k < 60 and bool((torch.linalg.matrix_norm(a - eye, ord=1) > 0.25).any()):
         a, ok = _denman_beavers(a)
@@ -406,7 +406,7 @@ def eigh_tridiagonal(
     columns: `(eig_vals, eig_vectors)`.
     """
     alpha = _to_tensor(alpha, name="alpha")
-    beta = _to_tensor(beta, name="beta")
+    beta = _to_tensor(beta, name="beta", device=alpha.device)
     if alpha.ndim != 1 or beta.ndim != 1:
         raise ValueError(f"Only 1-D alpha and beta supported; got shapes {tuple(alpha.shape)} and {tuple(beta.shape)}.")
     n = alpha.shape[0]
@@ -419,13 +419,13 @@ def eigh_tridiagonal(
     if n > 1:
         a = a + torch.diag_embed(beta.to(dtype), -1) + torch.diag_embed(beta.to(dtype).conj(), 1)
     w, v = torch.linalg.eigh(a)
-    keep = torch.ones(n, dtype=torch.bool)
+    keep = torch.ones(n, dtype=torch.bool, device=w.device)
     if select == "v":
         lo, hi = (float(t) for t in select_range)
         keep = (w > lo) & (w <= hi)
     elif select == "i":
         lo, hi = (int(t) for t in select_range)
-        idx = torch.arange(n)
+        idx = torch.arange(n, device=w.device)
         keep = (idx >= lo) & (idx <= hi)
     w = w[keep].to(alpha.real.dtype if alpha.is_complex() else alpha.dtype)
     if eigvals_only:
@@ -458,7 +458,7 @@ def conjugate_gradient(
             "Expected a self-adjoint, positive definite operator; construct it with is_self_adjoint=True and "
             "is_positive_definite=True."
         )
-    rhs = _to_tensor(rhs, name="rhs")
+    rhs = _to_tensor(rhs, name="rhs", device=operator._tensor_device)
 
     def dot(a, b):
         return (a.conj() * b).sum(-1) if a.is_complex() else (a * b).sum(-1)
@@ -469,12 +469,12 @@ def conjugate_gradient(
     r0 = rhs.expand(*batch, rhs.shape[-1])
     tol = tol * torch.linalg.vector_norm(r0, dim=-1)
     if x is None:
-        x = torch.zeros(*batch, rhs.shape[-1], dtype=rhs.dtype)
+        x = torch.zeros(*batch, rhs.shape[-1], dtype=rhs.dtype, device=rhs.device)
     else:
-        x = _to_tensor(x, dtype=rhs.dtype, name="x")
+        x = _to_tensor(x, dtype=rhs.dtype, name="x", device=rhs.device)
         r0 = rhs - operator.matvec(x)
     p0 = r0 if preconditioner is None else preconditioner.matvec(r0)
-    state = CGState(torch.tensor(0, dtype=torch.int32), x, r0, p0, dot(r0, p0))
+    state = CGState(torch.tensor(0, dtype=torch.int32, device=rhs.device), x, r0, p0, dot(r0, p0))
     i = 0
     while i < max_iter and bool((torch.linalg.vector_norm(state.r, dim=-1) > tol).any()):
         z = operator.matvec(state.p)
@@ -486,5 +486,5 @@ def conjugate_gradient(
         beta = gamma / state.gamma
         p = q + beta[..., None] * state.p
         i += 1
-        state = CGState(torch.tensor(i, dtype=torch.int32), xn, r, p, gamma)
+        state = CGState(torch.tensor(i, dtype=torch.int32, device=rhs.device), xn, r, p, gamma)
     return state

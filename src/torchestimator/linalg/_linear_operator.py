@@ -13,7 +13,12 @@ from typing import Any
 
 import torch
 
-from torchestimator.linalg._linear_operator_util import _expand_batch_index, _slice_value
+from torchestimator._engine.loop import op_device
+from torchestimator.linalg._linear_operator_util import (
+    _expand_batch_index,
+    _slice_value,
+    _tensors_device,
+)
 
 __all__ = ["LinearOperator"]
 
@@ -138,6 +143,15 @@ class LinearOperator(_ModuleLikeMixin):
             return auto_square_check
         return self._is_square_set_or_implied_by_hints
 
+    @property
+    def _tensor_device(self) -> torch.device | None:
+        """Where this operator's tensors are (those of its sub-operators for a composite), and so
+        where the tensors it makes go; one with none (an identity, zeros) makes them where TF's
+        ops put tensors (`op_device`: the GPU when there is one; None -- torch's default device
+        -- on the host)."""
+        found = _tensors_device(vars(self).values())
+        return found if found is not None else op_device()
+
     def _shape(self):
         raise NotImplementedError(f"{type(self).__name__} must implement `_shape`.")
 
@@ -148,7 +162,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def shape_tensor(self, name: str = "shape_tensor") -> torch.Tensor:
         """Shape of this `LinearOperator`, determined at runtime, as an `int32` `Tensor`."""
-        return torch.tensor(self.shape.as_list(), dtype=torch.int32)
+        return torch.tensor(self.shape.as_list(), dtype=torch.int32, device=self._tensor_device)
 
     @property
     def batch_shape(self):
@@ -157,7 +171,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def batch_shape_tensor(self, name: str = "batch_shape_tensor") -> torch.Tensor:
         """Shape of batch dimensions of this operator, as an `int32` `Tensor`."""
-        return torch.tensor(self.batch_shape.as_list(), dtype=torch.int32)
+        return torch.tensor(self.batch_shape.as_list(), dtype=torch.int32, device=self._tensor_device)
 
     @property
     def tensor_rank(self) -> int:
@@ -166,7 +180,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def tensor_rank_tensor(self, name: str = "tensor_rank_tensor") -> torch.Tensor:
         """Rank (in the sense of tensors) of this operator, as an `int32` `Tensor`."""
-        return torch.tensor(self.tensor_rank, dtype=torch.int32)
+        return torch.tensor(self.tensor_rank, dtype=torch.int32, device=self._tensor_device)
 
     @property
     def domain_dimension(self) -> int | None:
@@ -175,7 +189,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def domain_dimension_tensor(self, name: str = "domain_dimension_tensor") -> torch.Tensor:
         """Dimension of the domain of this operator, as an `int32` `Tensor`."""
-        return torch.tensor(self.domain_dimension, dtype=torch.int32)
+        return torch.tensor(self.domain_dimension, dtype=torch.int32, device=self._tensor_device)
 
     @property
     def range_dimension(self) -> int | None:
@@ -184,7 +198,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def range_dimension_tensor(self, name: str = "range_dimension_tensor") -> torch.Tensor:
         """Dimension of the range of this operator, as an `int32` `Tensor`."""
-        return torch.tensor(self.range_dimension, dtype=torch.int32)
+        return torch.tensor(self.range_dimension, dtype=torch.int32, device=self._tensor_device)
 
     # ------------------------------------------------------------------ assertions
     def _max_condition_number_to_be_non_singular(self) -> float:
@@ -266,7 +280,7 @@ class LinearOperator(_ModuleLikeMixin):
                     f"{left.domain_dimension} but got {right.range_dimension}."
                 )
             return self._linop_matmul(left, right)
-        x = _to_tensor(x, name="x")
+        x = _to_tensor(x, name="x", device=self._tensor_device)
         self._check_input_dtype(x)
         self_dim = -2 if adjoint else -1
         arg_dim = -1 if adjoint_arg else -2
@@ -312,7 +326,7 @@ class LinearOperator(_ModuleLikeMixin):
 
         Returns a `Tensor` with shape `[..., M]` and same `dtype` as `self`.
         """
-        x = _to_tensor(x, name="x")
+        x = _to_tensor(x, name="x", device=self._tensor_device)
         self._check_input_dtype(x)
         _check_compatible(self.shape[-2 if adjoint else -1], x.shape[-1], "`x`", self.name)
         return self._matvec(x, adjoint=adjoint)
@@ -394,7 +408,7 @@ class LinearOperator(_ModuleLikeMixin):
                     f"{left.domain_dimension} but got {right.range_dimension}."
                 )
             return self._linop_solve(left, right)
-        rhs = _to_tensor(rhs, name="rhs")
+        rhs = _to_tensor(rhs, name="rhs", device=self._tensor_device)
         self._check_input_dtype(rhs)
         _check_compatible(self.shape[-1 if adjoint else -2], rhs.shape[-1 if adjoint_arg else -2], "`rhs`", self.name)
         return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
@@ -430,7 +444,7 @@ class LinearOperator(_ModuleLikeMixin):
         Raises:
           NotImplementedError: If `self.is_non_singular` or `is_square` is False.
         """
-        rhs = _to_tensor(rhs, name="rhs")
+        rhs = _to_tensor(rhs, name="rhs", device=self._tensor_device)
         self._check_input_dtype(rhs)
         _check_compatible(self.shape[-1 if adjoint else -2], rhs.shape[-1], "`rhs`", self.name)
         return self._solvevec(rhs, adjoint=adjoint)
@@ -508,7 +522,7 @@ class LinearOperator(_ModuleLikeMixin):
     # ------------------------------------------------------------------ dense views
     def _to_dense(self) -> torch.Tensor:
         n = self.domain_dimension
-        eye = torch.eye(n, dtype=self.dtype).expand(*self.batch_shape.as_list(), n, n)
+        eye = torch.eye(n, dtype=self.dtype, device=self._tensor_device).expand(*self.batch_shape.as_list(), n, n)
         return self.matmul(eye)
 
     def to_dense(self, name: str = "to_dense") -> torch.Tensor:
@@ -534,7 +548,7 @@ class LinearOperator(_ModuleLikeMixin):
 
     def add_to_tensor(self, x: Any, name: str = "add_to_tensor") -> torch.Tensor:
         """Add matrix represented by this operator to `x`.  Equivalent to `A + x`."""
-        x = _to_tensor(x, name="x")
+        x = _to_tensor(x, name="x", device=self._tensor_device)
         self._check_input_dtype(x)
         return self._add_to_tensor(x)
 
@@ -582,7 +596,7 @@ class LinearOperator(_ModuleLikeMixin):
         for key, nd in ndims.items():
             if key == "batch_shape":
                 if params.get("batch_shape") is not None:
-                    params["batch_shape"] = list(torch.empty(batch)[tuple(idx)].shape)
+                    params["batch_shape"] = list(torch.empty(batch, device="meta")[tuple(idx)].shape)
                 continue
             params[key] = _slice_value(params.get(key), nd, idx, batch)
         return type(self)(**params)

@@ -158,8 +158,9 @@ class LinearOperatorBlockDiag(_BlockwiseArgsMixin, LinearOperator):
         col = 0
         for o in self.operators:
             d = o.to_dense().expand(*batch, o.range_dimension, o.domain_dimension)
-            z_left = torch.zeros(*batch, o.range_dimension, col, dtype=self.dtype)
-            z_right = torch.zeros(*batch, o.range_dimension, n - col - o.domain_dimension, dtype=self.dtype)
+            z_left = torch.zeros(*batch, o.range_dimension, col, dtype=self.dtype, device=d.device)
+            z_right = torch.zeros(
+                *batch, o.range_dimension, n - col - o.domain_dimension, dtype=self.dtype, device=d.device)
             rows.append(torch.cat([z_left, d, z_right], -1))
             col += o.domain_dimension
         return torch.cat(rows, -2)
@@ -370,7 +371,7 @@ class LinearOperatorBlockLowerTriangular(_BlockwiseArgsMixin, LinearOperator):
         for i, row in enumerate(self.operators):
             blocks = [o.to_dense().expand(*batch, sizes[i], sizes[j]) for j, o in enumerate(row)]
             used = sum(sizes[: i + 1])
-            blocks.append(torch.zeros(*batch, sizes[i], n - used, dtype=self.dtype))
+            blocks.append(torch.zeros(*batch, sizes[i], n - used, dtype=self.dtype, device=blocks[0].device))
             rows.append(torch.cat(blocks, -1))
         return torch.cat(rows, -2)
 

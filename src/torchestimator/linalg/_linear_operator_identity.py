@@ -30,10 +30,10 @@ class _BaseIdentity(LinearOperator):
         return min(self.domain_dimension, self.range_dimension)
 
     def _ones_diag(self) -> torch.Tensor:
-        return torch.ones(self.batch_shape.as_list() + [self._min_matrix_dim()], dtype=self.dtype)
+        return torch.ones(self.batch_shape.as_list() + [self._min_matrix_dim()], dtype=self.dtype, device=self._tensor_device)
 
     def _batch_ones(self) -> torch.Tensor:
-        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _possibly_broadcast_batch_shape(self, x: torch.Tensor) -> torch.Tensor:
         if getattr(self, "_batch_shape_arg", None) is None:
@@ -42,7 +42,7 @@ class _BaseIdentity(LinearOperator):
         out_shape = torch.broadcast_shapes(tuple(x.shape), tuple(special))
         if tuple(out_shape) == tuple(x.shape):
             return x
-        return x + torch.zeros(special, dtype=self.dtype)
+        return x + torch.zeros(special, dtype=self.dtype, device=x.device)
 
     def _check_proper(self, x: torch.Tensor) -> None:
         if getattr(self, "_assert_proper_shapes", False) and x.shape[-2] != self.domain_dimension:
@@ -144,7 +144,7 @@ class LinearOperatorIdentity(_BaseIdentity):
         return self._batch_ones()
 
     def _log_abs_determinant(self):
-        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint_arg=adjoint_arg)
@@ -157,7 +157,7 @@ class LinearOperatorIdentity(_BaseIdentity):
 
     def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> torch.Tensor:
         """Add matrix represented by this operator to `mat`.  Equiv to `I + mat`."""
-        mat = _to_tensor(mat, name="mat")
+        mat = _to_tensor(mat, name="mat", device=self._tensor_device)
         return _set_diag(mat, 1 + torch.diagonal(mat, dim1=-2, dim2=-1))
 
     def _eigvals(self):
@@ -309,15 +309,16 @@ class LinearOperatorScaledIdentity(_BaseIdentity):
 
     def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> torch.Tensor:
         """Add matrix represented by this operator to `mat`.  Equiv to `cI + mat`."""
-        mat = _to_tensor(mat, name="mat")
+        mat = _to_tensor(mat, name="mat", device=self._tensor_device)
         return _set_diag(mat, self._multiplier[..., None] + torch.diagonal(mat, dim1=-2, dim2=-1))
 
     def _eigvals(self):
         return self._ones_diag() * self._multiplier[..., None]
 
     def _cond(self):
-        one = torch.ones((), dtype=self.dtype)
-        return torch.where(self._multiplier == 0, torch.full((), float("nan"), dtype=self.dtype), one)
+        device = self._multiplier.device
+        one = torch.ones((), dtype=self.dtype, device=device)
+        return torch.where(self._multiplier == 0, torch.full((), float("nan"), dtype=self.dtype, device=device), one)
 
 
 class LinearOperatorZeros(LinearOperator):
@@ -392,7 +393,8 @@ class LinearOperatorZeros(LinearOperator):
         return _BaseIdentity._possibly_broadcast_batch_shape(self, x)
 
     def _zeros_diag(self) -> torch.Tensor:
-        return torch.zeros(self.batch_shape.as_list() + [min(self._num_rows, self._num_columns)], dtype=self.dtype)
+        shape = self.batch_shape.as_list() + [min(self._num_rows, self._num_columns)]
+        return torch.zeros(shape, dtype=self.dtype, device=self._tensor_device)
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         if self._assert_proper_shapes:
@@ -405,7 +407,7 @@ class LinearOperatorZeros(LinearOperator):
         else:
             n = self._num_columns if adjoint else self._num_rows
             shape = xs[:-2] + [n, xs[-2] if adjoint_arg else xs[-1]]
-        return self._possibly_broadcast_batch_shape(torch.zeros(shape, dtype=x.dtype))
+        return self._possibly_broadcast_batch_shape(torch.zeros(shape, dtype=x.dtype, device=x.device))
 
     def _linop_matmul(self, left_operator, right_operator):
         if not left_operator.is_square or not right_operator.is_square:
@@ -415,17 +417,17 @@ class LinearOperatorZeros(LinearOperator):
         return left_operator
 
     def _determinant(self):
-        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _trace(self):
-        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _diag_part(self):
         return self._zeros_diag()
 
     def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> torch.Tensor:
         """Add matrix represented by this operator to `mat`.  Equiv to `0 + mat`."""
-        return self._possibly_broadcast_batch_shape(_to_tensor(mat, name="mat"))
+        return self._possibly_broadcast_batch_shape(_to_tensor(mat, name="mat", device=self._tensor_device))
 
     def _to_dense(self):
-        return torch.zeros(self.shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.shape.as_list(), dtype=self.dtype, device=self._tensor_device)

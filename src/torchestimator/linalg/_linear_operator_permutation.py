@@ -89,13 +89,13 @@ class LinearOperatorHouseholder(LinearOperator):
         return x - 2 * mat * torch.matmul(_adj(mat), x)
 
     def _trace(self):
-        return (self.domain_dimension - 2) * torch.ones(self.batch_shape.as_list(), dtype=self.dtype)
+        return (self.domain_dimension - 2) * torch.ones(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _determinant(self):
-        return -torch.ones(self.batch_shape.as_list(), dtype=self.dtype)
+        return -torch.ones(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _log_abs_determinant(self):
-        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint, adjoint_arg)
@@ -103,7 +103,7 @@ class LinearOperatorHouseholder(LinearOperator):
     def _to_dense(self):
         mat = self._normalized()[..., None]
         m = -2 * torch.matmul(mat, _adj(mat))
-        return m + torch.eye(m.shape[-1], dtype=m.dtype)
+        return m + torch.eye(m.shape[-1], dtype=m.dtype, device=m.device)
 
     def _diag_part(self):
         v = self._normalized()
@@ -111,10 +111,11 @@ class LinearOperatorHouseholder(LinearOperator):
 
     def _eigvals(self):
         s = list(self._reflection_axis.shape)
-        return torch.cat([-torch.ones(s[:-1] + [1], dtype=self.dtype), torch.ones(s[:-1] + [s[-1] - 1], dtype=self.dtype)], -1)
+        ones = torch.ones(s, dtype=self.dtype, device=self._tensor_device)
+        return torch.cat([-ones[..., :1], ones[..., 1:]], -1)
 
     def _cond(self):
-        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
 
 class LinearOperatorPermutation(LinearOperator):
@@ -146,7 +147,7 @@ class LinearOperatorPermutation(LinearOperator):
         if self._perm.is_floating_point() or self._perm.is_complex() or self._perm.dtype == torch.bool:
             raise TypeError(f"Argument `perm` must be integer dtype. Received: {self._perm!r}.")
         n = self._perm.shape[-1]
-        if bool((torch.sort(self._perm, dim=-1).values != torch.arange(n)).any()):
+        if bool((torch.sort(self._perm, dim=-1).values != torch.arange(n, device=self._perm.device)).any()):
             raise ValueError(f"Argument `perm` must be a vector of unique integers from 0 to {n - 1}.")
         if is_non_singular is False:
             raise ValueError(
@@ -185,18 +186,18 @@ class LinearOperatorPermutation(LinearOperator):
         return torch.gather(x, -2, perm[..., None].expand(*batch, perm.shape[-1], x.shape[-1]))
 
     def _log_abs_determinant(self):
-        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.zeros(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         return self._matmul(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
 
     def _to_dense(self):
         n = self._perm.shape[-1]
-        return (torch.arange(n) == self._perm.long()[..., None]).to(self.dtype)
+        return (torch.arange(n, device=self._perm.device) == self._perm.long()[..., None]).to(self.dtype)
 
     def _diag_part(self):
         n = self._perm.shape[-1]
-        return (torch.arange(n) == self._perm.long()).to(self.dtype)
+        return (torch.arange(n, device=self._perm.device) == self._perm.long()).to(self.dtype)
 
     def _cond(self):
-        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype)
+        return torch.ones(self.batch_shape.as_list(), dtype=self.dtype, device=self._tensor_device)

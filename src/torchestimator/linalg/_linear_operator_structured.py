@@ -114,7 +114,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
 
     def block_shape_tensor(self) -> torch.Tensor:
         """Shape of the block dimensions of `self.spectrum`, as an `int32` `Tensor`."""
-        return torch.tensor(self.block_shape.as_list(), dtype=torch.int32)
+        return torch.tensor(self.block_shape.as_list(), dtype=torch.int32, device=self._spectrum.device)
 
     def _same(self, spectrum, **hints):
         cls = type(self)
@@ -176,7 +176,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
 
     def assert_hermitian_spectrum(self, name: str = "assert_hermitian_spectrum") -> None:
         """Asserts that `self.spectrum` is Hermitian (so the operator is real); raises `InvalidArgumentError` if not."""
-        real = self.dtype.is_complex and torch.empty((), dtype=self.dtype).real.dtype or self.dtype
+        real = self.dtype.is_complex and torch.empty((), dtype=self.dtype, device="meta").real.dtype or self.dtype
         max_err = _eps(real) * self.domain_dimension
         imag = self._ifft(self.spectrum).imag
         if not bool((imag.abs() < max_err).all()):
@@ -244,7 +244,7 @@ class _BaseLinearOperatorCirculant(LinearOperator):
 
     def _diag_part(self):
         n = self.domain_dimension
-        return (self.trace() / n)[..., None] * torch.ones(self.shape.as_list()[:-1], dtype=self.dtype)
+        return (self.trace() / n)[..., None] * torch.ones(self.shape.as_list()[:-1], dtype=self.dtype, device=self._spectrum.device)
 
     def _cond(self):
         a = torch.abs(self._unblockify(self.spectrum))
@@ -389,13 +389,14 @@ class LinearOperatorToeplitz(LinearOperator):
         return self.domain_dimension * self.col[..., 0]
 
     def _diag_part(self):
-        return self.col[..., :1] * torch.ones(self.domain_dimension, dtype=self.dtype)
+        return self.col[..., :1] * torch.ones(self.domain_dimension, dtype=self.dtype, device=self.col.device)
 
     def _to_dense(self):
         row, col = torch.broadcast_tensors(self.row, self.col)
         n = row.shape[-1]
         elements = torch.cat([torch.flip(col, [-1]), row[..., 1:]], dim=-1)
-        idx = (torch.arange(n) + torch.arange(n - 1, -1, -1)[:, None]) % (2 * n - 1)
+        idx = torch.arange(n, device=elements.device)
+        idx = (idx + torch.arange(n - 1, -1, -1, device=elements.device)[:, None]) % (2 * n - 1)
         return elements[..., idx]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 import torchestimator
+from torchestimator._engine.loop import op_device, to_device
 
 
 def _te():
@@ -22,8 +23,12 @@ def _invalid_argument(message: str) -> Exception:
     return _te().errors.InvalidArgumentError(None, None, message)
 
 
-def _to_tensor(x: Any, dtype: torch.dtype | None = None, name: str = "x") -> torch.Tensor:
-    """Converts `x` to a torch tensor, as TF's `convert_to_tensor` would."""
+def _to_tensor(x: Any, dtype: torch.dtype | None = None, name: str = "x",
+               device: torch.device | None = None) -> torch.Tensor:
+    """Converts `x` to a torch tensor, as TF's `convert_to_tensor` would: on the device TF's
+    ops put tensors on (the GPU when there is one), where the operator's other tensors are.
+    A value that is not a tensor yet goes to `device` when given (the device of the tensors it
+    meets: an operator's, a factorization's), else to `op_device()`; a tensor stays where it is."""
     if isinstance(x, torch.Tensor):
         return x if dtype is None or x.dtype == dtype else x.to(dtype)
     if isinstance(x, np.ndarray):
@@ -39,7 +44,30 @@ def _to_tensor(x: Any, dtype: torch.dtype | None = None, name: str = "x") -> tor
             t = t.to(torch.int32)
         elif t.dtype == torch.complex128 and not isinstance(x, np.generic):
             t = t.to(torch.complex64)
-    return t if dtype is None else t.to(dtype)
+    t = t if dtype is None else t.to(dtype)
+    device = op_device() if device is None else device
+    return t if device is None or t.device == device else to_device(t, device)
+
+
+def _tensors_device(values: Any, seen: set | None = None) -> torch.device | None:
+    """The device of the first tensor among `values` (tensors, lists and tuples of them, and
+    operators: their own tensors), or None when there is none."""
+    seen = set() if seen is None else seen
+    for value in values:
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            return value.device
+        if isinstance(value, (list, tuple)):
+            found = _tensors_device(value, seen)
+        elif hasattr(value, "_matmul") and hasattr(value, "parameters"):  # a LinearOperator
+            found = _tensors_device(vars(value).values(), seen)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def _check_min_rank(t: torch.Tensor, ndims: int, name: str) -> torch.Tensor:
@@ -97,7 +125,7 @@ def _check_compatible(expected: int | None, actual: int | None, what: str, op_na
 
 
 def _eps(dtype: torch.dtype) -> float:
-    real = torch.empty((), dtype=dtype).real.dtype if dtype.is_complex else dtype
+    real = torch.empty((), dtype=dtype, device="meta").real.dtype if dtype.is_complex else dtype
     return float(torch.finfo(real).eps)
 
 
@@ -141,7 +169,7 @@ def _static_int(value: Any, arg: str) -> int:
     if isinstance(t, torch.Tensor):
         if t.is_floating_point() or t.is_complex():
             raise TypeError(f"Argument {arg} must be integer type.  Found: {value!r}")
-        t = t.numpy()
+        t = t.detach().cpu().numpy()
     if not np.issubdtype(t.dtype, np.integer):
         raise TypeError(f"Argument {arg} must be integer type.  Found: {value!r}")
     if t.ndim != 0:
@@ -154,7 +182,7 @@ def _static_int(value: Any, arg: str) -> int:
 def _static_shape(value: Any) -> list[int] | None:
     if value is None:
         return None
-    t = value.numpy() if isinstance(value, torch.Tensor) else np.asarray(list(value) if isinstance(value, torch.Size) else value)
+    t = value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(list(value) if isinstance(value, torch.Size) else value)
     if t.size and not np.issubdtype(t.dtype, np.integer):
         raise TypeError(f"Argument batch_shape must be integer type.  Found: {value!r}")
     if t.ndim != 1:
@@ -184,7 +212,7 @@ class _BlockwiseArgsMixin:
         n = len(self._diagonal_operators)
         if not _is_blockwise(x, n):
             return None
-        parts = [_to_tensor(p, name="x") for p in x]
+        parts = [_to_tensor(p, name="x", device=self._tensor_device) for p in x]
         axis = -1 if (vec or transposed) else -2
         out = method(torch.cat(parts, dim=axis), adjoint=adjoint, **kw)
         sizes = self._block_sizes(domain=not in_domain)
