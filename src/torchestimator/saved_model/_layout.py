@@ -143,7 +143,13 @@ def layer_from_json(config: Mapping[str, Any], export_dir: str, stored_elements:
     codec = _layer_codec(source)
     name = config.get("registered_name") or config.get("class_name") if isinstance(config, Mapping) else None
     cls = codec.lookup(name) if isinstance(name, str) else None
-    if cls is None or getattr(cls, "__module__", None) not in {m.__name__ for m in modules}:
+    allowed = {m.__name__ for m in modules}
+    if isinstance(name, str) and getattr(cls, "__module__", None) not in allowed:
+        # a Keras class of the same name (Keras' premade `LinearModel`) may hold the name in
+        # the registry: the feature-column layer is the one an export means
+        cls = next((found for m in modules if isinstance(found := getattr(m, name, None), type)),
+                   None)
+    if cls is None or getattr(cls, "__module__", None) not in allowed:
         raise ValueError(
             f"{source}: preprocessing layer {str(name)[:200]!r} is not one of the feature-column "
             "layers an export holds (DenseFeatures, LinearModel, SequenceFeatures, ...). The file "
