@@ -7,6 +7,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytest.importorskip("coverage")  # the test extra has it; a GPU image without an index may not
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2] / "tools"))
 import untested_public  # noqa: E402 - a tool, found on its folder
 
