@@ -211,11 +211,17 @@ def _value_dtype(values: Any) -> Any:
         _dtypes.as_dtype(np.asarray(values).dtype)
 
 
+#: (value class, spec maker) pairs for specs whose classes live above this module
+#: (`tf.data.DatasetSpec`, `IteratorSpec`: `data/dataset_spec.py` adds them when it loads).
+VALUE_SPECS: list[tuple[type, Any]] = []
+
+
 def type_spec_from_value(value: Any) -> TypeSpec:
     """Returns a `tf.TypeSpec` that represents the given `value` (TF's
     `tf.type_spec_from_value`): a `TensorSpec` for a tensor or anything convertible to one, a
     `SparseTensorSpec`, `RaggedTensorSpec`, `IndexedSlicesSpec`, `TensorArraySpec`,
-    `OptionalSpec` (the last four from the value's own `_type_spec`)."""
+    `OptionalSpec` (the last four from the value's own `_type_spec`), a `tf.data.DatasetSpec`
+    for a dataset and an `IteratorSpec` for its iterator."""
     if isinstance(value, TypeSpec):
         raise TypeError(f"type_spec_from_value expects a value, got the spec {value!r}.")
     if isinstance(value, torch.Tensor):
@@ -225,6 +231,9 @@ def type_spec_from_value(value: Any) -> TypeSpec:
     spec = getattr(value, "_type_spec", None)
     if isinstance(spec, TypeSpec):
         return spec
+    for value_class, make_spec in VALUE_SPECS:
+        if isinstance(value, value_class):
+            return make_spec(value)
     try:
         tensor = convert_to_tensor(value)
     except (TypeError, ValueError):

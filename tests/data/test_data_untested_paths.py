@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import torchestimator as tf
 
 
@@ -70,3 +72,15 @@ def test_zip_of_block_streams_aligns_rows():
         got = list(tf.data.Dataset.zip((a, {"k": b})).as_numpy_iterator())
         assert len(got) == len(want) == min(len(list(a)), len(list(b)))
         assert [(float(p), int(q["k"])) for p, q in got] == [(float(p), int(q)) for p, q in want]
+
+
+def test_type_spec_from_value_gives_a_datasets_and_an_iterators_spec():
+    dataset = tf.data.Dataset.from_tensor_slices(([1.0, 2.0], [1, 2])).batch(2)
+    spec = tf.type_spec_from_value(dataset)
+    assert isinstance(spec, tf.data.DatasetSpec) and spec == tf.data.DatasetSpec(dataset.element_spec)
+    assert spec.element_spec[0].shape.as_list() == [None]
+    iterator_spec = tf.type_spec_from_value(iter(dataset))
+    assert isinstance(iterator_spec, tf.data.IteratorSpec)
+    assert iterator_spec.element_spec == dataset.element_spec
+    with pytest.raises(TypeError, match="Could not build a TypeSpec"):
+        tf.type_spec_from_value(object())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from torchestimator import _type_spec
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.iterator import DatasetIterator
 
@@ -97,3 +98,8 @@ class IteratorSpec:
 
     def __repr__(self) -> str:
         return f"IteratorSpec({self._element_spec!r})"
+
+
+# tf.type_spec_from_value(dataset) and (iterator), as TF's
+_type_spec.VALUE_SPECS.extend([(Dataset, DatasetSpec.from_value),
+                               (DatasetIterator, IteratorSpec.from_value)])
