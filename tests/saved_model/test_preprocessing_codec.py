@@ -52,7 +52,6 @@ def test_keras_saving_registers_the_codec():
     assert codec is not None
     assert codec.serialize is _registry.serialize_keras_object
     assert codec.deserialize is _registry.deserialize_keras_object
-    assert codec.lookup is _registry.get_registered_object
 
 
 def test_saved_model_alone_does_not_import_keras_and_names_what_is_missing(tmp_path):

@@ -338,8 +338,7 @@ def in_safe_mode() -> bool:
 # Keras layer's module loads this one, so the codec is there once any layer class exists.
 from torchestimator.saved_model import _layout as _export_layout  # noqa: E402
 
-_export_layout.register_layer_codec(serialize_keras_object, deserialize_keras_object,
-                                    get_registered_object)
+_export_layout.register_layer_codec(serialize_keras_object, deserialize_keras_object)
 
 # Feature columns (below keras) store their normalizers and initializers as Keras configs with
 # the functions registered here (feature_column/serialization.py's docstring).

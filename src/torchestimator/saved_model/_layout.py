@@ -65,25 +65,22 @@ def program_output(signature: str, key: str) -> str:
 
 class LayerCodec(NamedTuple):
     """How an export stores its preprocessing layers: `serialize(layer)` returns the layer's
-    config (JSON data), `deserialize(config)` rebuilds a layer from it, `lookup(name)` returns
-    the class registered under `name` (None when there is none)."""
+    config (JSON data), `deserialize(config)` rebuilds a layer from it."""
 
     serialize: Callable[[Any], Any]
     deserialize: Callable[[Any], Any]
-    lookup: Callable[[str], Any]
 
 
 _LAYER_CODEC: LayerCodec | None = None
 
 
-def register_layer_codec(serialize: Callable[[Any], Any], deserialize: Callable[[Any], Any],
-                         lookup: Callable[[str], Any]) -> None:
+def register_layer_codec(serialize: Callable[[Any], Any], deserialize: Callable[[Any], Any]) -> None:
     """Registers how preprocessing layers are stored in and rebuilt from `saved_model.json`
-    (Keras' object registry, `torchestimator.keras._registry`, registers `serialize_keras_object`,
-    `deserialize_keras_object` and `get_registered_object` when it loads). A later
-    registration replaces an earlier one. Returns None."""
+    (Keras' object registry, `torchestimator.keras._registry`, registers `serialize_keras_object`
+    and `deserialize_keras_object` when it loads). A later registration replaces an earlier
+    one. Returns None."""
     global _LAYER_CODEC
-    _LAYER_CODEC = LayerCodec(serialize, deserialize, lookup)
+    _LAYER_CODEC = LayerCodec(serialize, deserialize)
 
 
 def _layer_codec(source: str) -> LayerCodec:
@@ -142,14 +139,11 @@ def layer_from_json(config: Mapping[str, Any], export_dir: str, stored_elements:
     modules = [importlib.import_module(m) for m in _PREPROCESSING_MODULES]
     codec = _layer_codec(source)
     name = config.get("registered_name") or config.get("class_name") if isinstance(config, Mapping) else None
-    cls = codec.lookup(name) if isinstance(name, str) else None
-    allowed = {m.__name__ for m in modules}
-    if isinstance(name, str) and getattr(cls, "__module__", None) not in allowed:
-        # a Keras class of the same name (Keras' premade `LinearModel`) may hold the name in
-        # the registry: the feature-column layer is the one an export means
-        cls = next((found for m in modules if isinstance(found := getattr(m, name, None), type)),
-                   None)
-    if cls is None or getattr(cls, "__module__", None) not in allowed:
+    # the class is looked up in those modules, not in Keras' registry, where another class
+    # may hold the name (Keras' premade `LinearModel`)
+    cls = next((found for m in modules if isinstance(found := getattr(m, name, None), type)),
+               None) if isinstance(name, str) else None
+    if cls is None or getattr(cls, "__module__", None) not in {m.__name__ for m in modules}:
         raise ValueError(
             f"{source}: preprocessing layer {str(name)[:200]!r} is not one of the feature-column "
             "layers an export holds (DenseFeatures, LinearModel, SequenceFeatures, ...). The file "
