@@ -24,12 +24,7 @@ from torchestimator._ops.random_ops._seeds import _INT_DTYPES, Tensor, _device, 
 
 def _key_counter_seed(key: Any, counter: Any) -> list[int]:
     """The key (a scalar) and the counter (a vector, [2] for Philox) as one flat seed list."""
-    flat = []
-    for part in (key, counter):
-        if isinstance(part, Tensor):
-            part = part.tolist()
-        flat.extend(int(v) for v in np.asarray(part).reshape(-1).tolist())
-    return flat
+    return [int(v) for part in (key, counter) for v in np.asarray(part).reshape(-1).tolist()]
 
 
 class Generator:
