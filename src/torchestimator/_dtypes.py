@@ -226,33 +226,6 @@ class SpecShape(tuple):
 
     __slots__ = ()
 
-    def as_list(self) -> list[int | None]:
-        """The dimensions as a list (None for an unknown one)."""
-        return list(self)
-
-    @property
-    def rank(self) -> int:
-        """The number of dimensions."""
-        return len(self)
-
-    @property
-    def ndims(self) -> int:
-        """The number of dimensions (alias of `rank`)."""
-        return len(self)
-
-    def is_fully_defined(self) -> bool:
-        """Whether every dimension is known."""
-        return all(d is not None for d in self)
-
-    def num_elements(self) -> int | None:
-        """The number of elements of a tensor of this shape; None when a dimension is unknown."""
-        if not self.is_fully_defined():
-            return None
-        count = 1
-        for d in self:
-            count *= d
-        return count
-
     def __getitem__(self, key: Any) -> Any:
         item = tuple.__getitem__(self, key)
         return SpecShape(item) if isinstance(key, slice) else item
@@ -270,7 +243,7 @@ class SpecShape(tuple):
         return format(str(self), spec)
 
     def __getattr__(self, name: str) -> Any:
-        # the rest of TensorShape's API (merge_with, concatenate, with_rank, dims, ...)
+        # TensorShape's API (as_list, rank, num_elements, merge_with, with_rank, dims, ...)
         if name.startswith("__") or not TENSOR_SHAPE:
             raise AttributeError(name)
         return getattr(TENSOR_SHAPE[0](tuple(self)), name)
