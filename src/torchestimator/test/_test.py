@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._engine import storage
 from torchestimator._ops.convert import convert_to_tensor
 from torchestimator._refused import refuse
 from torchestimator._sparse_tensor import SparseTensor
@@ -72,9 +73,9 @@ def _remove(path: str) -> None:
     """Removes a file or a directory tree; nothing when it is already gone."""
 
     if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    elif os.path.lexists(path):
-        os.remove(path)
+        storage.rmtree(path)
+    else:
+        storage.remove(path)
 
 
 class TestCase(unittest.TestCase):
