@@ -21,7 +21,6 @@ from torchestimator._ops import nest
 from torchestimator.keras import _registry, activations, optimizers
 from torchestimator.keras.engine._device_moves import keras_optimizer_state
 from torchestimator.keras.engine.base_layer import Layer
-from torchestimator.keras.engine.data_adapter import unpack_x_y_sample_weight
 from torchestimator.keras.engine.model import Model
 from torchestimator.keras.optimizers.optimizer import Optimizer
 
@@ -144,16 +143,14 @@ class WideDeepModel(Model):
         config["optimizer"] = None if any(n is None for n in names) else names
         self._compile_config = (config, problems)
 
-    def train_step(self, data: Any) -> dict:
-        """One training step. With two optimizers the gradient of the loss updates the
+    def _apply_optimizer(self, loss: torch.Tensor) -> None:
+        """The training step's update. With two optimizers the gradient of the loss updates the
         linear model's weights with the first and the dnn model's with the second; with one,
-        as `Model.train_step`. Returns the metrics' current values."""
+        as `Model`'s."""
         optimizer = self.optimizer
         if not isinstance(optimizer, list):
-            return super().train_step(data)
-        x, y, sample_weight = unpack_x_y_sample_weight(data)
-        y_pred = self._forward(x, training=True)
-        loss = self.compute_loss(x, y, y_pred, sample_weight)
+            super()._apply_optimizer(loss)
+            return
         parts = (self.linear_model.trainable_weights, self.dnn_model.trainable_weights)
         if self._optimizer_built_for < 0:
             for opt, weights in zip(optimizer, parts):
@@ -165,7 +162,6 @@ class WideDeepModel(Model):
                 opt.step()
         for opt in optimizer:
             opt.zero_grad()
-        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def _place(self) -> torch.device:
         """The device the steps run on, the weights (and each part's optimizer state) moved
