@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torchestimator._engine import loop
 from torchestimator._engine.model_fn_context import current_context
 from torchestimator.errors import InvalidArgumentError as _InvalidArgumentError
-from torchestimator.keras.losses._utils import to_float_tensor
+from torchestimator.keras.losses._utils import to_float_tensor as _to_float_tensor
 
 
 class Reduction:
@@ -106,7 +106,7 @@ def sparse_softmax_cross_entropy(labels: Any, logits: torch.Tensor, weights: Any
                                  loss_collection: Any = "losses",
                                  reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Cross-entropy between integer `labels` (batch,) and `logits` (batch, classes)."""
-    logits = to_float_tensor(logits)
+    logits = _to_float_tensor(logits)
     if not isinstance(labels, torch.Tensor) or labels.device != logits.device:
         labels = torch.as_tensor(labels, device=logits.device)
     if labels.is_floating_point():
@@ -152,7 +152,7 @@ def softmax_cross_entropy(onehot_labels: Any, logits: torch.Tensor, weights: Any
                           label_smoothing: float = 0, scope: Any = None, loss_collection: Any = "losses",
                           reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Cross-entropy between one-hot `onehot_labels` and `logits`."""
-    logits = to_float_tensor(logits)
+    logits = _to_float_tensor(logits)
     target = torch.as_tensor(onehot_labels, dtype=logits.dtype, device=logits.device)
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / target.shape[-1]
@@ -164,7 +164,7 @@ def sigmoid_cross_entropy(multi_class_labels: Any, logits: torch.Tensor, weights
                           label_smoothing: float = 0, scope: Any = None, loss_collection: Any = "losses",
                           reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Sigmoid cross-entropy between 0/1 `multi_class_labels` and `logits`."""
-    logits = to_float_tensor(logits)
+    logits = _to_float_tensor(logits)
     target = torch.as_tensor(multi_class_labels, dtype=logits.dtype, device=logits.device).reshape(logits.shape)
     if label_smoothing:
         target = target * (1 - label_smoothing) + 0.5 * label_smoothing
@@ -176,7 +176,7 @@ def mean_squared_error(labels: Any, predictions: torch.Tensor, weights: Any = 1.
                        loss_collection: Any = "losses",
                        reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Squared error between `labels` and `predictions` (same shape)."""
-    predictions = to_float_tensor(predictions)
+    predictions = _to_float_tensor(predictions)
     labels = torch.as_tensor(labels, dtype=predictions.dtype, device=predictions.device)
     if labels.numel() == predictions.numel():
         labels = labels.reshape(predictions.shape)
@@ -187,7 +187,7 @@ def absolute_difference(labels: Any, predictions: torch.Tensor, weights: Any = 1
                         loss_collection: Any = "losses",
                         reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> torch.Tensor:
     """Absolute error between `labels` and `predictions`."""
-    predictions = to_float_tensor(predictions)
+    predictions = _to_float_tensor(predictions)
     labels = torch.as_tensor(labels, dtype=predictions.dtype, device=predictions.device).reshape(predictions.shape)
     return compute_weighted_loss((predictions - labels).abs(), weights, loss_collection=loss_collection, reduction=reduction)
 
