@@ -406,6 +406,19 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
         return mask if self.supports_masking else None
 
     # ------------------------------------------------------------------ graph info
+    def __getattr__(self, name: str) -> Any:
+        """torch's lookup of weights, sublayers and buffers. When it misses, and `name` is a
+        property of the layer that raised AttributeError (`input` of a layer never called on
+        symbolic inputs), that property's own error is raised again instead of torch's bare
+        "object has no attribute"."""
+        try:
+            return torch.nn.Module.__getattr__(self, name)
+        except AttributeError:
+            prop = getattr(type(self), name, None)
+            if isinstance(prop, property) and prop.fget is not None:
+                return prop.fget(self)
+            raise
+
     def _node_attr(self, attr: str) -> Any:
         if not self._inbound_nodes:
             raise AttributeError(
