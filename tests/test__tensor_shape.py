@@ -118,7 +118,7 @@ def test_a_spec_shape_is_a_tuple_with_the_tensor_shape_api():
     assert not spec.shape.is_fully_defined() and spec.shape.num_elements() is None
     assert spec.shape.is_compatible_with([5, 2]) and not spec.shape.is_compatible_with([5, 3])
     assert spec.shape.merge_with([3, 2]).as_list() == [3, 2]  # TensorShape's API, handed over
-    assert repr(spec) == "TensorSpec(shape=(None, 2), dtype=float32, name=None)"
+    assert repr(spec) == "TensorSpec(shape=(None, 2), dtype=tf.float32, name=None)"
     assert repr(spec.shape) == "TensorShape([None, 2])" and str(spec.shape) == "(None, 2)"
     assert pickle.loads(pickle.dumps(spec.shape)).as_list() == [None, 2]
     images, labels = tf.data.Dataset.from_tensor_slices(

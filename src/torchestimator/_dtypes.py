@@ -265,15 +265,56 @@ class TensorSpec:
         self.dtype = as_dtype(dtype)
         self.name = name
 
-    def is_compatible_with(self, value: Any) -> bool:
-        """True when `value` (a tensor, array or spec) fits this spec's shape and dtype."""
-        shape = tuple(getattr(value, "shape", ()))
-        if self.shape is not None:
-            if len(shape) != len(self.shape):
+    def is_compatible_with(self, spec_or_tensor: Any) -> bool:
+        """True when `spec_or_tensor` is a TensorSpec or a tensor with this spec's dtype and a
+        compatible shape (an unknown dimension or rank matches any), as TF's. A numpy array of
+        numbers or a Python list is not a tensor and is never compatible; a string tensor (a
+        numpy array of str/bytes/objects) is."""
+        other = spec_or_tensor
+        if isinstance(other, np.ndarray):
+            if other.dtype.kind not in "OSU":
                 return False
-            if any(a is not None and b is not None and a != b for a, b in zip(self.shape, shape)):
-                return False
-        return True
+        elif not isinstance(other, (TensorSpec, torch.Tensor)):
+            return False
+        try:
+            dtype = as_dtype(other.dtype)
+        except (TypeError, ValueError):
+            return False
+        return dtype == self.dtype and _shapes_compatible(self.shape, other.shape)
+
+    def is_subtype_of(self, other: Any) -> bool:
+        """True when every tensor this spec describes is one `other` describes: same dtype, a
+        shape at least as specific, and `other` unnamed or named as this one (TF's rule)."""
+        if not isinstance(other, TensorSpec) or other.dtype != self.dtype:
+            return False
+        if other.name is not None and other.name != self.name:
+            return False
+        if other.shape is None:
+            return True
+        if self.shape is None or len(self.shape) != len(other.shape):
+            return False
+        return all(b is None or a == b for a, b in zip(self.shape, other.shape))
+
+    def most_specific_common_supertype(self, others: Any) -> TensorSpec | None:
+        """The most specific TensorSpec that this spec and every one of `others` are subtypes
+        of: dimensions that differ become None, a rank that differs makes the shape unknown.
+        None when a dtype or a name differs, or one of `others` is not a TensorSpec (TF's)."""
+        shape = self.shape
+        for other in others:
+            if (not isinstance(other, TensorSpec) or other.dtype != self.dtype
+                    or other.name != self.name):
+                return None
+            shape = _common_shape(shape, other.shape)
+        return TensorSpec(shape, self.dtype, self.name)
+
+    def most_specific_compatible_type(self, other: Any) -> TensorSpec:
+        """TF1's name for the common spec of this one and `other` (deprecated in TF 2.15 for
+        `most_specific_common_supertype`); a name that differs is dropped. Raises ValueError
+        when the dtypes differ or `other` is not a TensorSpec."""
+        if not isinstance(other, TensorSpec) or other.dtype != self.dtype:
+            raise ValueError(f"No TypeSpec is compatible with both {self} and {other}")
+        name = self.name if self.name == other.name else None
+        return TensorSpec(_common_shape(self.shape, other.shape), self.dtype, name)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -287,4 +328,20 @@ class TensorSpec:
         return hash((self.shape, str(self.dtype), self.name))
 
     def __repr__(self) -> str:
-        return f"TensorSpec(shape={self.shape}, dtype={dtype_name(self.dtype)}, name={self.name!r})"
+        shape = "<unknown>" if self.shape is None else str(self.shape)
+        return f"TensorSpec(shape={shape}, dtype=tf.{dtype_name(self.dtype)}, name={self.name!r})"
+
+
+def _shapes_compatible(a: Any, b: Any) -> bool:
+    """True when shapes `a` and `b` (None: unknown rank) could describe the same tensor."""
+    if a is None or b is None:
+        return True
+    a, b = tuple(a), tuple(b)
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def _common_shape(a: Any, b: Any) -> tuple | None:
+    """The most specific shape both `a` and `b` fit: None (unknown) for ranks that differ."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))

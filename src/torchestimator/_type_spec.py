@@ -133,7 +133,7 @@ def _field_common(a: Any, b: Any) -> Any:
             return as_shape(None)
         return as_shape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
     if isinstance(a, TypeSpec) and isinstance(b, TypeSpec):
-        common = a._common(b)
+        common = a.most_specific_common_supertype([b])
         return _NO_COMMON if common is None else common
     return a if a == b else _NO_COMMON
 

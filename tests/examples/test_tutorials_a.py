@@ -53,7 +53,7 @@ def test_training_loop(tmp_path):
 @pytest.mark.slow
 def test_time_series(tmp_path):
     out = _run("time_series.py", tmp_path, TUTORIAL_EPOCHS="1")
-    assert "TensorSpec(shape=(None, 6, 19), dtype=float32, name=None)" in out
+    assert "TensorSpec(shape=(None, 6, 19), dtype=tf.float32, name=None)" in out
     assert "Output shape: torch.Size([32, 22, 1])" in out  # conv_model on the wide window
     assert "AR LSTM :" in out
 

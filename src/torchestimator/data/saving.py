@@ -315,7 +315,7 @@ def _read_shard(file: str, specs: list[TensorSpec]) -> Iterator[Block]:
                 if not isinstance(shape, list) or not all(
                         isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
                     raise ValueError(f"{file}: record batch {i} has a bad shape {shape!r}")
-                if not spec.is_compatible_with(np.empty(shape, dtype=np.uint8)):
+                if spec.shape is not None and not spec.shape.is_compatible_with(shape):
                     raise ValueError(f"{file}: component {j} has shape {shape} where the spec "
                                      f"says {spec.shape}")
                 column = batch.column(j)
