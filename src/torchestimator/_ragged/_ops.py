@@ -33,7 +33,7 @@ def _depths(value: Any, depth: int, scalars: set, lists: list) -> None:
 
 def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
              inner_shape: Any = None, name: str | None = None,
-             row_splits_dtype: Any = torch.int64) -> RaggedTensor:
+             row_splits_dtype: Any = torch.int64) -> Any:
     """Constructs a constant RaggedTensor from a nested Python list (TF's `tf.ragged.constant`).
 
     All scalars must have the same nesting depth. `ragged_rank` (default: depth - 1,
@@ -41,7 +41,8 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
     innermost values.
 
     Returns:
-        A RaggedTensor with `ragged_rank` ragged dimensions.
+        A RaggedTensor with `ragged_rank` ragged dimensions; a Tensor (`tf.constant`'s) when
+        `ragged_rank` is 0, as it is by default for a scalar or a flat list.
     """
     sdt = V.splits_dtype(row_splits_dtype)
     if isinstance(pylist, RaggedTensor):
@@ -55,11 +56,16 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
     depth = scalars.pop() if scalars else lists[0]
     inner = None if inner_shape is None else tuple(int(d) for d in inner_shape)
     if ragged_rank is None:
-        ragged_rank = max(1, depth - 1 - (len(inner) if inner else 0))
-    if depth == 0:
-        raise ValueError(f"tf.ragged.constant: pylist must be a (nested) list; received a scalar "
-                         f"{pylist!r}. Use tf.constant for scalars")
-    if ragged_rank < 1 or ragged_rank >= depth + (0 if has_scalars else 1):
+        ragged_rank = max(0, depth - 1 - (len(inner) if inner else 0))
+    want = None if dtype is None else _dtypes.as_dtype(dtype)
+    if ragged_rank == 0:  # TF's inner factory: tf.constant(pylist, dtype, shape=inner_shape)
+        dense = V.to_flat(pylist, want)
+        if inner is not None and int(np.prod(inner)) != int(np.prod(dense.shape)):
+            raise ValueError(f"tf.ragged.constant: pylist={pylist!r} has {int(np.prod(dense.shape))} "
+                             f"values; inner_shape={list(inner)} with ragged_rank=0 holds "
+                             f"{int(np.prod(inner))}")
+        return dense if inner is None else dense.reshape(inner)
+    if ragged_rank < 0 or ragged_rank >= depth + (0 if has_scalars else 1):
         raise ValueError(f"Invalid pylist={pylist!r}: incompatible with ragged_rank="
                          f"{ragged_rank}")
     if inner is not None and depth - ragged_rank - 1 != len(inner) and has_scalars:
@@ -71,7 +77,6 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         lengths = [len(x) for x in items]
         splits_list.append(torch.tensor([0, *np.cumsum(lengths).tolist()], dtype=sdt))
         items = [y for x in items for y in x]
-    want = None if dtype is None else _dtypes.as_dtype(dtype)
     if items:
         flat = V.to_flat(items, want)
         if inner is not None:
@@ -83,12 +88,6 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
         else:
             flat = torch.zeros((0, *empty_inner), dtype=want or torch.float32)
     return RaggedTensor.from_nested_row_splits(flat, splits_list, validate=False)
-
-
-def constant_value(pylist: Any, dtype: Any = None, ragged_rank: int | None = None,
-                   inner_shape: Any = None, row_splits_dtype: Any = "int64") -> RaggedTensor:
-    """As `constant` (TF's `tf.compat.v1.ragged.constant_value` returns numpy-backed values)."""
-    return constant(pylist, dtype, ragged_rank, inner_shape, row_splits_dtype=row_splits_dtype)
 
 
 # ------------------------------------------------------------------------------ range

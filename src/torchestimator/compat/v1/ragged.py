@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from torchestimator._ragged._ops import constant
+from torchestimator._ragged._tensor import RaggedTensor as _RaggedTensor
 from torchestimator.ragged import (
     boolean_mask,
     cross,
@@ -106,9 +107,9 @@ def constant_value(pylist: Any, dtype: Any = None, ragged_rank: int | None = Non
     `row_splits_dtype` as `tf.ragged.constant`'s; without `dtype` the values take NumPy's
     default dtype, as TF's (int64 for ints, float64 for floats)."""
     value = constant(pylist, dtype, ragged_rank, inner_shape, row_splits_dtype=row_splits_dtype)
-    result = _array(value.flat_values)
+    result = _array(value.flat_values if isinstance(value, _RaggedTensor) else value)
     if dtype is None and result.dtype.kind in "biuf":
         result = np.array(result.tolist())
-    for splits in reversed(value.nested_row_splits):
+    for splits in reversed(value.nested_row_splits if isinstance(value, _RaggedTensor) else ()):
         result = RaggedTensorValue(result, _array(splits))
     return result
