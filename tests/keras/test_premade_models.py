@@ -249,3 +249,46 @@ def test_bad_arguments_raise_clear_errors():
         model.compile(optimizer=[opt, opt], loss="mse")
     with pytest.raises(ValueError, match="same structure"):
         WideDeepModel(LinearModel(), tf.keras.layers.Lambda(lambda t: [t, t]))(_data(4, 1))
+
+
+class _StopAtEpoch(tf.keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise RuntimeError("Interrupting!")
+
+
+def test_wide_deep_two_optimizers_resume_from_a_backup_as_if_never_stopped(tmp_path):
+    x = _data(64, 2)
+    y = 2.0 * x[:, :1] - x[:, 1:] + 1.0
+
+    def fresh():
+        tf.keras.utils.set_random_seed(3)
+        model = WideDeepModel(LinearModel(), _dnn())
+        model.compile(optimizer=["sgd", "adam"], loss="mse")
+        return model
+
+    reference = fresh()
+    reference.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0)
+    backup = str(tmp_path / "backup")
+    stopped = fresh()
+    with pytest.raises(RuntimeError, match="Interrupting!"):
+        stopped.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0,
+                    callbacks=[tf.keras.callbacks.BackupAndRestore(backup), _StopAtEpoch(2)])
+    resumed = fresh()  # a new process: new weights, new optimizers without state
+    history = resumed.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0,
+                          callbacks=[tf.keras.callbacks.BackupAndRestore(backup)])
+    assert history.epoch == [2, 3]
+    assert [int(o.iterations) for o in resumed.optimizer] == [16, 16]
+    for got, want in zip(resumed.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_wide_deep_two_optimizers_refuse_a_single_optimizer_state():
+    model = WideDeepModel(LinearModel(), _dnn())
+    model.compile(optimizer=["sgd", "adam"], loss="mse")
+    with pytest.raises(ValueError, match=r"needs \['linear_optimizer', 'dnn_optimizer'\]"):
+        model._load_optimizer_state({"iterations": 3, "variables": {}})

@@ -170,9 +170,9 @@ class BackupAndRestore(Callback):
         try:
             digests[model_file] = self._write_bytes(
                 model_file, weights_to_bytes(model, {"format": _FORMAT}), written)
-            optimizer = getattr(model, "optimizer", None)
-            if optimizer is not None and hasattr(optimizer, "state_dict"):
-                tensors, optimizer_skeleton = flatten_state(optimizer.state_dict())
+            optimizer_state = model._optimizer_state()
+            if optimizer_state is not None:
+                tensors, optimizer_skeleton = flatten_state(optimizer_state)
                 optimizer_file = f"backup-{generation}.optimizer.safetensors"
                 digests[optimizer_file] = self._write_tensors(optimizer_file, tensors, written)
             steps = self.params.get("steps") if self.params else None
@@ -276,7 +276,7 @@ class BackupAndRestore(Callback):
         if optimizer_file and getattr(model, "optimizer", None) is not None:
             tensors = self._read_tensors(optimizer_file, digests.get(optimizer_file))
             try:
-                model.optimizer.load_state_dict(unflatten_state(tensors, metadata["optimizer_state"]))
+                model._load_optimizer_state(unflatten_state(tensors, metadata["optimizer_state"]))
             except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as error:
                 raise ValueError(
                     f"BackupAndRestore: the optimizer state in {self.backup_dir!r} "

@@ -325,6 +325,18 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         scaled = getattr(self.optimizer, "get_scaled_loss", None)  # a LossScaleOptimizer
         loop.optimize(loss if scaled is None else scaled(loss), self.optimizer)
 
+    def _optimizer_state(self) -> dict | None:
+        """The training state of the compiled optimizer(s) that a backup of training keeps
+        (`optimizer.state_dict()`), or None when there is no optimizer with a state."""
+        optimizer = getattr(self, "optimizer", None)
+        if optimizer is None or not hasattr(optimizer, "state_dict"):
+            return None
+        return optimizer.state_dict()
+
+    def _load_optimizer_state(self, state: dict) -> None:
+        """Restores the state `_optimizer_state` returned into the compiled optimizer(s)."""
+        self.optimizer.load_state_dict(state)
+
     def train_step(self, data: Any) -> dict:
         """One training step on a batch `(x, y[, sample_weight])`: forward, loss, gradient,
         optimizer update, metrics. Returns the metrics' current values."""

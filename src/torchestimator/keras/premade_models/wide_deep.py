@@ -24,6 +24,7 @@ from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.model import Model
 from torchestimator.keras.optimizers.optimizer import Optimizer
 
+_PART_STATES = ("linear_optimizer", "dnn_optimizer")
 _SCHEDULERS = (torch.optim.lr_scheduler.LRScheduler, torch.optim.lr_scheduler.ReduceLROnPlateau)
 
 
@@ -162,6 +163,27 @@ class WideDeepModel(Model):
                 opt.step()
         for opt in optimizer:
             opt.zero_grad()
+
+    def _optimizer_state(self) -> dict | None:
+        """With two optimizers, both states: `{"linear_optimizer": ..., "dnn_optimizer": ...}`
+        (BackupAndRestore resumes both, as TF's checkpoint of the model tracks both)."""
+        if not isinstance(self.optimizer, list):
+            return super()._optimizer_state()
+        return {key: opt.state_dict() for key, opt in zip(_PART_STATES, self.optimizer)}
+
+    def _load_optimizer_state(self, state: dict) -> None:
+        """Restores what `_optimizer_state` returned, each part's state into its optimizer."""
+        if not isinstance(self.optimizer, list):
+            super()._load_optimizer_state(state)
+            return
+        if sorted(state) != sorted(_PART_STATES):
+            raise ValueError(
+                "WideDeepModel: the optimizer state holds "
+                f"{sorted(state)}; a model compiled with [linear_optimizer, dnn_optimizer] "
+                f"needs {list(_PART_STATES)} (was it saved from a model compiled with one "
+                "optimizer?)")
+        for key, opt in zip(_PART_STATES, self.optimizer):
+            opt.load_state_dict(state[key])
 
     def _place(self) -> torch.device:
         """The device the steps run on, the weights (and each part's optimizer state) moved
