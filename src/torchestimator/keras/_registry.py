@@ -31,13 +31,15 @@ def _keras_module(obj: Any) -> str:
     return ".".join(parts[1:3]) if len(parts) > 2 and parts[1] == "keras" else ""
 
 
-def register_builtin(obj: Any, name: str | None = None) -> Any:
+def register_builtin(obj: Any, name: str | None = None, owns_bare_name: bool = False) -> Any:
     """Registers a built-in class or function under `name` (default: its `__name__`). A name
-    already registered for another kind of object keeps its first object, and both stay
-    reachable by their Keras module."""
+    already registered for another kind of object keeps its first object, unless
+    `owns_bare_name` (the object Keras resolves the bare name to, as the premade LinearModel
+    over the feature-column layer of that name); both stay reachable by their Keras module."""
     name = name or obj.__name__
     _BY_MODULE[(_keras_module(obj), name)] = obj
-    if _BUILTIN.setdefault(name, obj) is not obj and _keras_module(_BUILTIN[name]) == _keras_module(obj):
+    if owns_bare_name or (_BUILTIN.setdefault(name, obj) is not obj
+                          and _keras_module(_BUILTIN[name]) == _keras_module(obj)):
         _BUILTIN[name] = obj  # a newer definition of the same kind replaces the old one
     return obj
 

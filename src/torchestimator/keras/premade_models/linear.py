@@ -198,4 +198,4 @@ class LinearModel(Model):
 # Keras 2.15 deserializes a bare 'LinearModel' to the premade model (keras/layers/serialization.py);
 # the feature-column linear layer that shares the name is found by its config's `module`
 # ('keras.feature_column'), or through `from_config` above by its `feature_columns`.
-_registry._BUILTIN["LinearModel"] = LinearModel
+_registry.register_builtin(LinearModel, owns_bare_name=True)
