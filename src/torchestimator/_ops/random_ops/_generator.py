@@ -27,6 +27,23 @@ def _key_counter_seed(key: Any, counter: Any) -> list[int]:
     return [int(v) for part in (key, counter) for v in np.asarray(part).reshape(-1).tolist()]
 
 
+_ALGORITHM_IDS = {"philox": 1, "threefry": 2, "auto_select": 1}
+
+
+def _algorithm_id(alg: Any) -> int:
+    """TF's id of the algorithm `alg` names (None, a name, an `Algorithm` or its int value):
+    'auto_select' and None resolve to Philox, as TF's do on a CPU and a GPU."""
+    if alg is None:
+        return 1
+    value = getattr(alg, "value", alg)
+    if isinstance(value, int) and not isinstance(value, bool) and value in (1, 2, 3):
+        return 1 if value == 3 else value
+    if isinstance(value, str) and value.lower() in _ALGORITHM_IDS:
+        return _ALGORITHM_IDS[value.lower()]
+    raise ValueError(f"Unsupported random algorithm {alg!r}; use 'philox', 'threefry' or "
+                     "'auto_select' (or tf.random.Algorithm's members).")
+
+
 class Generator:
     """A random number generator object, as TF's `tf.random.Generator`, over a `torch.Generator`.
 
@@ -39,7 +56,7 @@ class Generator:
     def __init__(
         self, copy_from: Generator | None = None, state: Any = None, alg: Any = None
     ) -> None:
-        self._alg = alg
+        self._alg = _algorithm_id(alg if copy_from is None or alg is not None else copy_from._alg)
         if copy_from is not None:
             self._seed = copy_from._seed
             self._generators = {}
@@ -59,7 +76,7 @@ class Generator:
             The new generator.
         """
         generator = cls.__new__(cls)
-        generator._alg = alg
+        generator._alg = _algorithm_id(alg)
         generator._generators = {}
         generator.reset_from_seed(seed)
         return generator
@@ -114,8 +131,9 @@ class Generator:
         return self._cpu().get_state()
 
     @property
-    def algorithm(self) -> Any:
-        """The algorithm this generator was asked for (torch picks its own)."""
+    def algorithm(self) -> int:
+        """The RNG algorithm's id, as TF's: 1 (Philox, which the default 'auto_select' picks)
+        or 2 (ThreeFry). The numbers come from torch's generator whichever it is."""
         return self._alg
 
     @property
