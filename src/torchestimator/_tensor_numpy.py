@@ -178,10 +178,3 @@ def install() -> None:
         current = getattr(torch.Tensor, name, None)
         if current is not None and not hasattr(current, "_torch_original"):
             setattr(torch.Tensor, name, _reflected(current))
-
-
-def installed() -> bool:
-    """Whether `torch.Tensor.numpy` is TensorFlow's reading (and NumPy's functions read
-    tensors as arrays)."""
-    current: Any = torch.Tensor.numpy
-    return current is _numpy and getattr(torch.Tensor, "__array_function__", None) is _array_function

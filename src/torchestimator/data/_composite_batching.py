@@ -34,15 +34,6 @@ from torchestimator.data.structure import (
 Stacker = tuple[Callable[[list, Any], Any], Any]
 
 
-def has_instance(structure: Any, cls: type | tuple[type, ...]) -> bool:
-    """True when a nest (dicts and tuples) of values holds an instance of `cls`."""
-    if isinstance(structure, dict):
-        return any(has_instance(v, cls) for v in structure.values())
-    if isinstance(structure, tuple):
-        return any(has_instance(v, cls) for v in structure)
-    return isinstance(structure, cls)
-
-
 def descends_from(dataset: Dataset, classes: tuple[type, ...]) -> bool:
     """True when `dataset` or one of the datasets it reads from is an instance of `classes`."""
     seen, todo = set(), [dataset]

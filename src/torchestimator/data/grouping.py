@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchestimator._dtypes import TensorSpec
 from torchestimator.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset, UnaryDataset
 from torchestimator.data.dataset_spec import DatasetSpec
@@ -240,8 +239,3 @@ class GroupByReducerDataset(UnaryDataset):
 
     def _shard_files(self, num_shards: int, index: int) -> Dataset | None:
         return None
-
-
-def placeholder_key() -> TensorSpec:
-    """The spec of a group key (scalar int64)."""
-    return TensorSpec((), torch.int64)

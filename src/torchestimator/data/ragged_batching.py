@@ -23,16 +23,10 @@ from torchestimator.data._composite_batching import (
     CompositeSlicesDataset,
     Stacker,
     descends_from,
-    has_instance,
 )
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.structure import flat_specs, flatten
 from torchestimator.data.validation import as_bool, as_int
-
-
-def has_ragged(structure: Any) -> bool:
-    """True when a nest of values holds a RaggedTensor."""
-    return has_instance(structure, RaggedTensor)
 
 
 def has_ragged_spec(spec: Any) -> bool:

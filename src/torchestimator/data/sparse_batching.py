@@ -27,18 +27,12 @@ from torchestimator.data._composite_batching import (
     CompositeSlicesDataset,
     Stacker,
     descends_from,
-    has_instance,
 )
 from torchestimator.data._sparse_values import _cat_values, stack_sparse
 from torchestimator.data.columns import col_shape
 from torchestimator.data.dataset import Dataset
 from torchestimator.data.structure import flat_specs
 from torchestimator.errors import DataLossError, InvalidArgumentError
-
-
-def has_sparse(structure: Any) -> bool:
-    """True when a nest of values holds a SparseTensor."""
-    return has_instance(structure, SparseTensor)
 
 
 def batches_sparse(dataset: Dataset) -> bool:

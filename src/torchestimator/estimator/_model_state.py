@@ -209,14 +209,6 @@ class ModelState:
         return result
 
     # ------------------------------------------------------------------ saving
-    def tensors_and_extra(self, extra: dict | None = None) -> tuple[dict, dict]:
-        """Returns the checkpoint's tensors and its JSON metadata.
-
-        With a scaffold's `tf.train.Checkpoint`, what it tracks is stored under its object
-        paths (`net/l1/kernel/.ATTRIBUTES/VARIABLE_VALUE`, as TF's Estimator with
-        `Scaffold(saver=ckpt)`); everything else under the Estimator's variable names.
-        """
-        return self._gather(extra, self._object_graph())
 
     def _gather(self, extra: dict | None, graph: Any) -> tuple[dict, dict]:
         variables = self.named_variables()

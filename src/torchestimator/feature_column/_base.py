@@ -77,10 +77,6 @@ class SparseIds:
         bound = num_buckets if num_buckets is not None and (ids.size == 0 or ids.min() >= 0) else None
         return cls(torch.from_numpy(ids), rows, cols, batch_size, width, bound)
 
-    def with_ids(self, ids: torch.Tensor) -> SparseIds:
-        """Returns the same layout with other ids (one per existing entry)."""
-        return SparseIds(ids, self.rows, self.cols, self.batch_size, self.width)
-
     def ids_within(self, num_rows: int) -> bool:
         """True when every id is in [0, num_rows) (checked on the tensor unless `id_bound` says so)."""
         if self.id_bound is not None and self.id_bound <= num_rows:

@@ -27,11 +27,6 @@ _ON_VALUES = ("Embedding", "Dense", "Activation", "Dropout", "ReLU", "LeakyReLU"
 _POOLS = {"GlobalAveragePooling1D": "mean", "GlobalMaxPooling1D": "amax"}
 
 
-def is_ragged(value: Any) -> bool:
-    """True for a RaggedTensor."""
-    return isinstance(value, RaggedTensor)
-
-
 def _kind(layer: Any) -> str:
     from torchestimator.keras.engine.input_layer import (  # lazy: subclass (keras.engine.input_layer.InputLayer subclasses Layer, whose module keras.engine.base_layer loads this one first)
         InputLayer,

@@ -23,11 +23,6 @@ from torchestimator._sparse_tensor import SparseTensor, to_dense
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 
 
-def is_sparse(value: Any) -> bool:
-    """True for a SparseTensor."""
-    return isinstance(value, SparseTensor)
-
-
 def _kind(layer: Any) -> str:
     from torchestimator.keras.engine.input_layer import (  # lazy: subclass (keras.engine.input_layer.InputLayer subclasses Layer, whose module keras.engine.base_layer loads this one first)
         InputLayer,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -327,8 +327,3 @@ def outputs_to_columnar_json(outputs: Mapping[str, Any]) -> dict:
     if len(names) == 1:
         return {"outputs": output_to_json(names[0], outputs[names[0]])}
     return {"outputs": {n: output_to_json(n, outputs[n]) for n in names}}
-
-
-def leaf_values(value: Any) -> Sequence[Any]:
-    """`value` as a list of leaves: a JSON list stays, a scalar becomes `[scalar]`."""
-    return value if isinstance(value, list) else [value]

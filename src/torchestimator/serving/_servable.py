@@ -60,11 +60,6 @@ class Servable:
                 f"(version {self.version}) has {sorted(self.signatures)}") from None
 
     @property
-    def in_flight(self) -> int:
-        """Requests holding this version now."""
-        return self._refs
-
-    @property
     def unloaded(self) -> bool:
         """True once the version has been retired and every request holding it answered."""
         return self._unloaded

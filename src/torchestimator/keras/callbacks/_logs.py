@@ -64,11 +64,6 @@ def to_number(value: Any) -> Any:
     return value
 
 
-def is_tensor(value: Any) -> bool:
-    """Whether `value` is a torch tensor (a value whose reading may wait for the device)."""
-    return isinstance(value, torch.Tensor)
-
-
 def print_msg(message: str) -> None:
     """Prints a callback's message on its own line of stdout (as Keras' `io_utils.print_msg`;
     logged instead when interactive logging is disabled)."""

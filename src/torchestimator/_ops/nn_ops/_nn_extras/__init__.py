@@ -18,7 +18,6 @@ from torchestimator._ops.nn_ops._nn_extras._conv import (  # noqa: F401
 )
 from torchestimator._ops.nn_ops._nn_extras._misc import (  # noqa: F401
     batch_norm_with_global_normalization,
-    batch_norm_with_global_normalization_v1,
     general_dropout,
     isotonic_regression,
     safe_embedding_lookup_sparse,

@@ -167,30 +167,6 @@ def batch_norm_with_global_normalization(input: Any, mean: Any, variance: Any, b
                                gamma if scale_after_normalization else None, variance_epsilon)
 
 
-def batch_norm_with_global_normalization_v1(t: Any = None, m: Any = None, v: Any = None,
-                                            beta: Any = None, gamma: Any = None,
-                                            variance_epsilon: Any = None,
-                                            scale_after_normalization: Any = None,
-                                            name: str | None = None, input: Any = None,
-                                            mean: Any = None, variance: Any = None) -> Tensor:
-    """TF1's `tf.compat.v1.nn.batch_norm_with_global_normalization(t, m, v, beta, gamma,
-    variance_epsilon, scale_after_normalization)` (`input`, `mean`, `variance` are aliases).
-
-    Returns:
-        A tensor of `t`'s shape and dtype.
-    """
-    t = input if t is None else t
-    m = mean if m is None else m
-    v = variance if v is None else v
-    for arg, val in (("t", t), ("m", m), ("v", v), ("beta", beta), ("gamma", gamma),
-                     ("variance_epsilon", variance_epsilon),
-                     ("scale_after_normalization", scale_after_normalization)):
-        if val is None:
-            raise ValueError(f"batch_norm_with_global_normalization: `{arg}` is required.")
-    return batch_norm_with_global_normalization(t, m, v, beta, gamma, variance_epsilon,
-                                                scale_after_normalization)
-
-
 # ----------------------------------------------------------------------------- embeddings
 def _sparse_coo(sp: Any, op: str, arg: str) -> tuple[Tensor, Tensor, list[int]]:
     if isinstance(sp, Tensor) and sp.layout is torch.sparse_coo:

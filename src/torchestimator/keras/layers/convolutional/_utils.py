@@ -134,8 +134,3 @@ def same_padding(length: int, kernel: int, stride: int, dilation: int = 1) -> tu
     out = math.ceil(length / stride)
     total = max((out - 1) * stride + effective - length, 0)
     return total // 2, total - total // 2
-
-
-def channel_axis(data_format: str) -> int:
-    """Returns the channel axis of a `data_format`: -1 for channels_last, 1 for channels_first."""
-    return -1 if data_format == "channels_last" else 1

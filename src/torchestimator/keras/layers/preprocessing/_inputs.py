@@ -30,11 +30,6 @@ def to_numpy(value: Any, layer: str) -> np.ndarray:
         ) from None
 
 
-def is_string_array(array: np.ndarray) -> bool:
-    """True for numpy arrays of str/bytes (dtype kind 'U', 'S' or object)."""
-    return array.dtype.kind in "USO"
-
-
 def device_of(value: Any) -> torch.device:
     """Where a layer's outputs made from `value` go: a tensor input's device; for host data
     (strings, numpy) the device of the model being called around the layer, if on an
