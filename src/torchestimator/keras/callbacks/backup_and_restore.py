@@ -29,6 +29,26 @@ _METADATA = "training_metadata.json"
 _BACKUP_FILE = re.compile(r"^backup-\d+\.(model|optimizer)\.safetensors$")
 
 
+
+def _optimizer_state(model: Any) -> dict | None:
+    """The optimizer state a backup keeps: a Keras model's `_optimizer_state()` (both
+    optimizers of a two-optimizer WideDeepModel), else the `state_dict()` of the model's
+    `optimizer`, else None."""
+    hook = getattr(model, "_optimizer_state", None)
+    if hook is not None:
+        return hook()
+    optimizer = getattr(model, "optimizer", None)
+    return optimizer.state_dict() if hasattr(optimizer, "state_dict") else None
+
+
+def _load_optimizer_state(model: Any, state: dict) -> None:
+    """Restores what `_optimizer_state` returned for `model`."""
+    hook = getattr(model, "_load_optimizer_state", None)
+    if hook is not None:
+        hook(state)
+    else:
+        model.optimizer.load_state_dict(state)
+
 class BackupAndRestore(Callback):
     """Callback to back up and restore the training state.
 
@@ -170,7 +190,7 @@ class BackupAndRestore(Callback):
         try:
             digests[model_file] = self._write_bytes(
                 model_file, weights_to_bytes(model, {"format": _FORMAT}), written)
-            optimizer_state = model._optimizer_state()
+            optimizer_state = _optimizer_state(model)
             if optimizer_state is not None:
                 tensors, optimizer_skeleton = flatten_state(optimizer_state)
                 optimizer_file = f"backup-{generation}.optimizer.safetensors"
@@ -276,7 +296,7 @@ class BackupAndRestore(Callback):
         if optimizer_file and getattr(model, "optimizer", None) is not None:
             tensors = self._read_tensors(optimizer_file, digests.get(optimizer_file))
             try:
-                model._load_optimizer_state(unflatten_state(tensors, metadata["optimizer_state"]))
+                _load_optimizer_state(model, unflatten_state(tensors, metadata["optimizer_state"]))
             except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as error:
                 raise ValueError(
                     f"BackupAndRestore: the optimizer state in {self.backup_dir!r} "
