@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import torch
+
 from torchestimator.data.validation import as_bool, as_seed
 
 if TYPE_CHECKING:
@@ -114,7 +116,7 @@ class SourcesMixin:
         return FileListDataset(file_pattern, shuffle=shuffle, seed=as_seed("seed", seed))
 
     @staticmethod
-    def counter(start: Any = 0, step: Any = 1, dtype: Any = None,
+    def counter(start: Any = 0, step: Any = 1, dtype: Any = torch.int64,
                 name: str | None = None) -> Dataset:
         """An infinite dataset counting `start`, `start + step`, ... (int64 unless `dtype`)."""
         from torchestimator.data.counting import (  # lazy: subclass (data.counting subclasses SourcesMixin, which builds it)

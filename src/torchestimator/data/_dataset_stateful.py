@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import torch
+
 from torchestimator.data.validation import as_bool, as_callable, as_int, as_seed
 
 if TYPE_CHECKING:
@@ -161,7 +163,7 @@ class StatefulMixin:
         return SnapshotDataset(self, path, compression, reader_func, shard_func)
 
     def ragged_batch(self, batch_size: int, drop_remainder: bool = False,
-                     row_splits_dtype: Any = None, name: str | None = None) -> Dataset:
+                     row_splits_dtype: Any = torch.int64, name: str | None = None) -> Dataset:
         """Combines consecutive elements into `tf.RaggedTensor`s (TF's `ragged_batch`).
 
         Elements may differ in shape: each component of rank >= 1 becomes a RaggedTensor

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import glob
-import itertools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -32,6 +31,7 @@ from torchestimator.data.background import default_parallelism
 from torchestimator.data.columns import Block
 from torchestimator.data.constants import AUTOTUNE, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset
+from torchestimator.data.seeding import PassCounter
 from torchestimator.data.shuffling import draw_seed
 from torchestimator.data.slicing import stride_runs
 from torchestimator.data.streams import BlockStream
@@ -130,7 +130,7 @@ class FileListDataset(Dataset):
         self._files = match_files(file_pattern) if files is None else files
         self._shuffle = shuffle
         self._seed = draw_seed() if seed is None else seed
-        self._epochs = itertools.count()
+        self._epochs = PassCounter()
 
     @property
     def files(self) -> list[str]:
@@ -146,8 +146,15 @@ class FileListDataset(Dataset):
         """This pass's file order (a new shuffle per pass when shuffling)."""
         if not self._shuffle:
             return list(self._files)
-        rng = np.random.default_rng([self._seed, next(self._epochs)])
+        rng = np.random.default_rng([self._seed, self._epochs.next()])
         return [self._files[i] for i in rng.permutation(len(self._files))]
+
+    def _pass_state(self) -> list[int]:
+        """[seed, number of the next pass]: what replays a pass (an iterator's `save()`)."""
+        return [self._seed, self._epochs.value]
+
+    def _set_pass_state(self, state: list[int]) -> None:
+        self._seed, self._epochs.value = state[0], state[1]
 
     def sharded(self, num_shards: int, index: int) -> FileListDataset:
         """The files of shard `index` (every `num_shards`-th file of the sorted list)."""

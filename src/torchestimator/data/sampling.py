@@ -21,6 +21,7 @@ import torch
 from torchestimator._dtypes import TensorSpec
 from torchestimator.data.constants import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 from torchestimator.data.dataset import Dataset, UnaryDataset
+from torchestimator.data.seeding import PassCounter
 from torchestimator.data.shuffling import draw_seed
 from torchestimator.data.streams import ElementStream, iter_elements
 from torchestimator.data.structure import (
@@ -42,12 +43,18 @@ class _PassRandom:
     def __init__(self, seed: int | None, rerandomize: bool):
         self._seed = draw_seed() if seed is None else seed
         self._rerandomize = rerandomize
-        self._passes = 0
+        self._passes = PassCounter()
 
     def generator(self) -> np.random.Generator:
-        epoch = self._passes
-        self._passes += 1
+        epoch = self._passes.next()
         return np.random.default_rng([self._seed, epoch if self._rerandomize else 0])
+
+    def _pass_state(self) -> list[int]:
+        """[seed, number of the next pass]: what replays a pass (an iterator's `save()`)."""
+        return [self._seed, self._passes.value]
+
+    def _set_pass_state(self, state: list[int]) -> None:
+        self._seed, self._passes.value = state[0], state[1]
 
 
 class RandomDataset(Dataset):

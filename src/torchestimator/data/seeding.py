@@ -163,3 +163,36 @@ class PassSeeds:
                 "has_uint32": 0, "uinteger": 0,
             }
             return self._gen.permutation(n)
+
+
+class PassCounter:
+    """The number of the next pass of a dataset that randomizes each pass (a shuffle, a file
+    list, a sampler): `next()` takes it. An iterator's `save()` records it with the seed
+    (`value`), and `restore()` sets it back to replay the saved pass. Thread-safe; copies
+    and pickles hold the number only."""
+
+    __slots__ = ("_next", "_lock")
+
+    def __init__(self, start: int = 0):
+        self._next = int(start)
+        self._lock = threading.Lock()
+
+    def __reduce__(self):
+        return (PassCounter, (self._next,))
+
+    def next(self) -> int:
+        """The number of the pass being opened; the counter moves on to the next."""
+        with self._lock:
+            number = self._next
+            self._next += 1
+            return number
+
+    @property
+    def value(self) -> int:
+        """The number the next pass will get."""
+        return self._next
+
+    @value.setter
+    def value(self, number: int) -> None:
+        with self._lock:
+            self._next = int(number)

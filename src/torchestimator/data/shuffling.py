@@ -21,7 +21,7 @@ import torch
 
 from torchestimator.data.columns import Block, index_array
 from torchestimator.data.dataset import Dataset, UnaryDataset
-from torchestimator.data.seeding import PassSeeds
+from torchestimator.data.seeding import PassCounter, PassSeeds
 from torchestimator.data.streams import (
     BlockStream,
     ElementStream,
@@ -163,12 +163,23 @@ class ShuffleDataset(UnaryDataset):
         self._buffer_size = buffer_size
         self._seed = draw_seed() if seed is None else seed
         self._reshuffle = reshuffle_each_iteration
-        self._epochs = itertools.count()
+        self._epochs = PassCounter()
         self._seeds = PassSeeds(self._seed)
 
     def _epoch(self) -> int:
         """The number of the pass being opened (always 0 without reshuffling)."""
-        return next(self._epochs) if self._reshuffle else 0
+        return self._epochs.next() if self._reshuffle else 0
+
+    def _pass_state(self) -> list[int]:
+        """[seed, number of the next pass]: what replays a pass (an iterator's `save()`)."""
+        return [self._seed, self._epochs.value]
+
+    def _set_pass_state(self, state: list[int]) -> None:
+        seed, epoch = state
+        if seed != self._seed:
+            self._seed = seed
+            self._seeds = PassSeeds(seed)
+        self._epochs.value = epoch
 
     def _rng(self) -> np.random.Generator:
         return self._seeds.generator(self._epoch())

@@ -22,7 +22,47 @@ from typing import Any
 import numpy as np
 import torch
 
+from torchestimator._ops.convert import convert_to_tensor
 from torchestimator.distribute._input_context import InputContext
+
+
+def _as_state(value: Any) -> Any:
+    """A reduce state's leaves as tensors, as TF's while_loop makes its loop variables."""
+    if isinstance(value, dict):
+        return type(value)((k, _as_state(v)) for k, v in value.items())
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_as_state(v) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_state(v) for v in value)
+    return value if isinstance(value, torch.Tensor) else convert_to_tensor(value)
+
+
+def _signature(state: Any) -> Any:
+    """The structure and dtypes of a reduce state (what must not change between steps)."""
+    if isinstance(state, dict):
+        return (type(state), tuple((k, _signature(v)) for k, v in state.items()))
+    if isinstance(state, (list, tuple)):
+        return (type(state), tuple(_signature(v) for v in state))
+    return getattr(state, "dtype", type(state))
+
+
+def reduce_elements(dataset: Any, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+    """TF's `DistributedDataset.reduce`: `state = reduce_func(state, element)` over this
+    replica's elements, from `initial_state` (its leaves made tensors, as TF's loop
+    variables); the state must keep its structure and dtypes (TypeError otherwise, as TF's
+    while_loop)."""
+    if not callable(reduce_func):
+        raise TypeError(f"reduce_func must be callable (state, element) -> state; received {reduce_func!r}.")
+    state = _as_state(initial_state)
+    expected = _signature(state)
+    for element in dataset:
+        state = _as_state(reduce_func(state, element))
+        got = _signature(state)
+        if got != expected:
+            raise TypeError(
+                "reduce_func must return a state with the structure and dtypes of initial_state: it "
+                f"entered the loop as {expected!r} and became {got!r}.")
+    return state
 
 
 def replica_slice(n: int, rank: int, world: int) -> slice:
@@ -95,6 +135,11 @@ class DistributedDataset:
         """The number of batches (each replica gets a part of every global batch)."""
         return self._dataset.cardinality()
 
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """Executes `reduce_func(state, element)` over every element this replica reads, from
+        `initial_state`; returns the final state (TF's `DistributedDataset.reduce`)."""
+        return reduce_elements(self, initial_state, reduce_func)
+
     def __repr__(self) -> str:
         return f"DistributedDataset(replica {self._rank} of {self._world}, source={self._dataset!r:.120})"
 
@@ -120,3 +165,8 @@ class DistributedDatasetsFromFunction:
     def cardinality(self) -> Any:
         """The number of batches of this replica's dataset."""
         return self._dataset.cardinality()
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """Executes `reduce_func(state, element)` over every element of this replica's
+        dataset, from `initial_state`; returns the final state (TF's `reduce`)."""
+        return reduce_elements(self, initial_state, reduce_func)

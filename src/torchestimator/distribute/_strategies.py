@@ -128,13 +128,13 @@ class MultiWorkerMirroredStrategy(Strategy):
     rendezvous and waits for every worker). A `ps` task exits with status 0.
 
     Args:
+        cluster_resolver: a `TFConfigClusterResolver` or `SimpleClusterResolver`.
         communication_options: a `tf.distribute.experimental.CommunicationOptions`
             (implementation AUTO/RING/NCCL, collective timeout).
-        cluster_resolver: a `TFConfigClusterResolver` or `SimpleClusterResolver`.
     """
 
-    def __init__(self, communication_options: CommunicationOptions | None = None,
-                 cluster_resolver: Any = None) -> None:
+    def __init__(self, cluster_resolver: Any = None,
+                 communication_options: CommunicationOptions | None = None) -> None:
         if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
             raise TypeError(
                 "communication_options must be a tf.distribute.experimental.CommunicationOptions; received "

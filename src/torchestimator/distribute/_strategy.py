@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,10 +20,12 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
+from torchestimator import _variable
 from torchestimator._engine import gradient_sync
 from torchestimator._engine.gradient_sync import GradientSync
 from torchestimator._engine.loop import default_device
 from torchestimator.distribute import _collectives
+from torchestimator.distribute import _cross_device_ops as _cross_device_ops_module
 from torchestimator.distribute._cluster import ClusterPosition
 from torchestimator.distribute._distributed_dataset import (
     DistributedDataset,
@@ -90,8 +93,103 @@ class ReplicaContext:
         return _collectives.all_gather(torch.as_tensor(value), axis)
 
     def merge_call(self, merge_fn: Callable, args: tuple = (), kwargs: dict | None = None) -> Any:
-        """Calls `merge_fn(strategy, *args, **kwargs)` (one replica per process: no merging)."""
-        return merge_fn(self._strategy, *args, **(kwargs or {}))
+        """Calls `merge_fn(strategy, *args, **kwargs)` in the cross-replica context, as TF's (one
+        replica per process: there is nothing to merge), so that it may call
+        `strategy.extended.reduce_to`, `batch_reduce_to` and `update`."""
+        with _cross_replica():
+            return merge_fn(self._strategy, *args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def _cross_replica() -> Iterator[None]:
+    """Leaves the replica context of `strategy.run` for the block (TF's merge_call)."""
+    previous = getattr(_STATE, "replica", None)
+    _STATE.replica = None
+    try:
+        yield
+    finally:
+        _STATE.replica = previous
+
+
+#: The strategy whose scope each variable was created in (`variable_created_in_scope`), by the
+#: variable's id: (a weak reference to the variable, the strategy). Variables created outside
+#: every scope belong to the default strategy, as TF's.
+_OWNERS: dict[int, tuple[weakref.ref, Strategy]] = {}
+
+
+def _record_owner(variable: Any, strategy: Strategy) -> None:
+    key = id(variable)
+    try:
+        ref = weakref.ref(variable, lambda _ref, key=key: _OWNERS.pop(key, None))
+    except TypeError:  # not weak-referenceable: not a variable
+        return
+    _OWNERS[key] = (ref, strategy)
+
+
+def _owner(variable: Any) -> Strategy:
+    entry = _OWNERS.get(id(variable))
+    if entry is not None and entry[0]() is variable:
+        return entry[1]
+    return _DEFAULT
+
+
+def _variable_creator(strategy: Strategy) -> Callable[..., Any]:
+    """The `tf.variable_creator_scope` creator a strategy's scope installs: it records the
+    strategy as the owner of each `tf.Variable` made in this thread inside the scope."""
+
+    def creator(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        variable = next_creator(**kwargs)
+        stack = _stack()
+        if stack and stack[-1] is strategy:
+            _record_owner(variable, strategy)
+        return variable
+
+    return creator
+
+
+def _local_value(value: Any, what: str) -> Any:
+    """This replica's value of a `DistributedValues` (one per process here); other values as
+    they are."""
+    values = getattr(value, "values", None)
+    if values is None or not hasattr(value, "_get"):
+        return value
+    if len(values) != 1:
+        raise ValueError(f"{what}: a DistributedValues with {len(values)} values; here each process is one "
+                         "replica, whose value is the only one.")
+    return values[0]
+
+
+def _unwrap(structure: Any, what: str) -> Any:
+    if isinstance(structure, dict):
+        return type(structure)((k, _unwrap(v, what)) for k, v in structure.items())
+    if isinstance(structure, (list, tuple)) and not hasattr(structure, "_fields"):
+        return type(structure)(_unwrap(v, what) for v in structure)
+    return _local_value(structure, what)
+
+
+def _per_replica_results(result: Any) -> Any:
+    """TF's `update(..., group=False)` result: each leaf as the tuple of its replicas' values."""
+    if isinstance(result, dict):
+        return type(result)((k, _per_replica_results(v)) for k, v in result.items())
+    if isinstance(result, tuple) and hasattr(result, "_fields"):
+        return type(result)(*(_per_replica_results(v) for v in result))
+    if isinstance(result, (list, tuple)):
+        return type(result)(_per_replica_results(v) for v in result)
+    return (result,)
+
+
+def _reduce_op_named(value: ReduceOp | str) -> ReduceOp:
+    """TF's reduce_op argument of `reduce_to`: a ReduceOp or its name (ValueError otherwise)."""
+    if isinstance(value, str):
+        try:
+            return ReduceOp(value.upper())
+        except ValueError:
+            raise ValueError(f"{value!r} is not a valid ReduceOp") from None
+    return _reduce_op(value)
+
+
+def _cross_device_ops() -> Any:
+    return _cross_device_ops_module.CrossDeviceOps()  # a module object: the two import each other
 
 
 def _reduce_op(value: ReduceOp | str) -> ReduceOp:
@@ -112,8 +210,8 @@ def _as_tensor(value: Any) -> torch.Tensor:
 class StrategyExtended:
     """`strategy.extended`: the details of where the replicas run."""
 
-    def __init__(self, strategy: Strategy) -> None:
-        self._strategy = strategy
+    def __init__(self, container_strategy: Strategy) -> None:
+        self._strategy = container_strategy
 
     @property
     def worker_devices(self) -> tuple[str, ...]:
@@ -137,6 +235,70 @@ class StrategyExtended:
 
     def _in_multi_worker_mode(self) -> bool:
         return self._strategy.num_replicas_in_sync > 1
+
+    # -- cross-replica reductions and updates (TF's StrategyExtendedV2) ----------------------------
+
+    def _require_cross_replica(self) -> None:
+        if getattr(_STATE, "replica", None) is not None:
+            raise RuntimeError("Method requires being in cross-replica context, use "
+                               "get_replica_context().merge_call()")
+
+    def reduce_to(self, reduce_op: ReduceOp | str, value: Any, destinations: Any, options: Any = None) -> Any:
+        """Combines `value` (this replica's tensor, or a `DistributedValues`) over the replicas
+        with `reduce_op` (SUM or MEAN, or their names) and returns the result on the device of
+        `destinations` (a device string, a variable, a tensor or a `DistributedValues`). One
+        replica alone gets its value unchanged, as TF's. Only in a cross-replica context
+        (outside `strategy.run`, or in `merge_call`): RuntimeError otherwise, as TF's."""
+        self._require_cross_replica()
+        if isinstance(destinations, (list, tuple)):
+            raise AssertionError(f"reduce_to: destinations must be one destination (a device string, a variable, "
+                                 f"a tensor), not a {type(destinations).__name__}.")
+        op = _reduce_op_named(reduce_op)
+        return _cross_device_ops().reduce(op, value, destinations, options)
+
+    def batch_reduce_to(self, reduce_op: ReduceOp | str, value_destination_pairs: Any,
+                        options: Any = None) -> list:
+        """`reduce_to` of each `(value, destinations)` pair, as one bucketed collective over the
+        processes; returns the reduced values in order. Cross-replica context only."""
+        self._require_cross_replica()
+        op = _reduce_op_named(reduce_op)
+        pairs = list(value_destination_pairs)
+        if _collectives.world_size() <= 1:  # TF's default: one reduce_to per pair
+            for pair in pairs:
+                if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                    raise ValueError("value_destination_pairs must be a list of (value, destinations) pairs; "
+                                     f"got {pair!r}.")
+            return [self.reduce_to(op, value, destinations, options) for value, destinations in pairs]
+        return _cross_device_ops().batch_reduce(op, pairs, options)
+
+    def update(self, var: Any, fn: Callable, args: tuple = (), kwargs: dict | None = None,
+               group: bool = True) -> Any:
+        """Runs `fn(var, *args, **kwargs)` in this strategy's scope, as TF's: each process holds
+        its replica's copy of `var`, so `fn` updates it once; `DistributedValues` in `args` and
+        `kwargs` give this replica's value. Returns `fn`'s result, or with `group=False` each of
+        its leaves as a tuple of the replicas' values (one here). Inside `strategy.run` it runs
+        in the cross-replica context, as TF's `merge_call`."""
+        if not callable(fn):
+            raise TypeError(f"update: fn must be callable; received {fn!r}.")
+        args = _unwrap(tuple(args), "update")
+        kwargs = _unwrap(dict(kwargs or {}), "update")
+        strategy = self._strategy  # the default strategy has no scope to enter
+        scope = contextlib.nullcontext() if isinstance(strategy, _DefaultStrategy) else strategy.scope()
+        with _cross_replica(), scope:
+            result = fn(var, *args, **kwargs)
+        return result if group else _per_replica_results(result)
+
+    def value_container(self, value: Any) -> Any:
+        """The container `value` belongs to: here `value` itself (one replica per process, so a
+        value returned by `run` or a variable created in `scope()` is its own container, and
+        `value in strategy.experimental_local_results(value_container(value))`)."""
+        return value
+
+    def variable_created_in_scope(self, v: Any) -> bool:
+        """True if `v` was created while this strategy's scope was active (a `tf.Variable(...)`
+        made inside `with strategy.scope():`); variables made outside every scope belong to
+        the default strategy, as TF's."""
+        return _owner(v) is self._strategy
 
 
 class Strategy:
@@ -186,9 +348,12 @@ class Strategy:
                 f"{type(stack[-1]).__name__} is already open; leave it before entering {type(self).__name__}'s."
             )
         stack.append(self)
+        creator = _variable_creator(self)  # records the variables made in the scope
+        _variable.VARIABLE_CREATORS.append(creator)
         try:
             yield self
         finally:
+            _variable.VARIABLE_CREATORS.remove(creator)
             stack.pop()
 
     # -- replica computation -----------------------------------------------------------------

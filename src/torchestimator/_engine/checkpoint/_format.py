@@ -302,11 +302,11 @@ def _verify(prefix: str) -> dict[str, Any]:
     return metadata
 
 
-def checkpoint_exists(prefix: str) -> bool:
-    """Returns True if `prefix` names a complete checkpoint (metadata present, checksum matches),
-    as `tf.compat.v1.train.checkpoint_exists`."""
+def checkpoint_exists(checkpoint_prefix: str) -> bool:
+    """Returns True if `checkpoint_prefix` names a complete checkpoint (metadata present,
+    checksum matches), as `tf.compat.v1.train.checkpoint_exists`."""
     try:
-        _verify(os.fspath(prefix))
+        _verify(os.fspath(checkpoint_prefix))
     except (OSError, ValueError):
         return False
     return True

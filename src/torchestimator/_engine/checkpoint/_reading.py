@@ -72,13 +72,13 @@ def load_checkpoint(prefix: str) -> tuple[dict[str, torch.Tensor], dict[str, Any
     return tensors, metadata
 
 
-def list_variables(prefix_or_dir: str) -> list[tuple[str, list[int]]]:
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
     """Lists the tensors in a checkpoint, as `tf.train.list_variables`.
 
     Returns:
       A list of `(name, shape)` tuples sorted by name; shapes are lists of ints.
     """
-    prefix = _resolve_prefix(prefix_or_dir)
+    prefix = _resolve_prefix(ckpt_dir_or_file)
     foreign = foreign_format(prefix, METADATA_SUFFIX)
     if foreign is not None:
         return foreign.list_variables(prefix)
@@ -93,14 +93,14 @@ def list_variables(prefix_or_dir: str) -> list[tuple[str, list[int]]]:
         raise CorruptCheckpointError(f"Checkpoint tensor file {path} cannot be read: {e}") from e
 
 
-def load_variable(prefix_or_dir: str, name: str) -> np.ndarray:
+def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     """Returns the value of tensor `name` in a checkpoint as a numpy array, as
     `tf.train.load_variable` (bfloat16 values come back as float32).
 
     Raises:
       KeyError: `name` is not in the checkpoint (the message lists similar names).
     """
-    prefix = _resolve_prefix(prefix_or_dir)
+    prefix = _resolve_prefix(ckpt_dir_or_file)
     foreign = foreign_format(prefix, METADATA_SUFFIX)
     if foreign is not None:
         return foreign.load_variable(prefix, name)

@@ -9,7 +9,7 @@ from typing import Any
 from tensorboard.compat.proto import event_pb2
 
 from torchestimator._engine import storage
-from torchestimator._engine.checkpoint._format import _delete_checkpoint
+from torchestimator._engine.checkpoint._format import _delete_checkpoint, _remove
 from torchestimator.io._tfrecord import tf_record_iterator
 
 
@@ -35,11 +35,27 @@ def replica_device_setter(ps_tasks: int = 0, ps_device: str = "/job:ps",
     return device_function
 
 
-def remove_checkpoint(checkpoint_prefix: str, checkpoint_format_version: Any = None,
+def remove_checkpoint(checkpoint_prefix: str, checkpoint_format_version: Any = 2,
                       meta_graph_suffix: str = "meta") -> None:
-    """Removes the files of checkpoint `checkpoint_prefix` (its `.safetensors` and `.json`)."""
+    """Removes checkpoint `checkpoint_prefix` and its `<prefix>.<meta_graph_suffix>` file, as
+    TF's: with `checkpoint_format_version` 2 (TF's V2, the default) the checkpoint's files (its
+    `.safetensors` and `.json`), with 1 or 0 (TF's V1 / LEGACY) the file `checkpoint_prefix`
+    itself; files that do not exist are skipped."""
 
-    _delete_checkpoint(checkpoint_prefix)
+    prefix = os.fspath(checkpoint_prefix)
+    _remove_if_exists(f"{prefix}.{meta_graph_suffix}")
+    if checkpoint_format_version == 2:
+        _delete_checkpoint(prefix)
+    else:
+        _remove_if_exists(prefix)
+
+
+def _remove_if_exists(path: str) -> None:
+    local = storage.local(path)
+    if storage.is_url(local):
+        _remove(local)
+    elif os.path.isfile(local):
+        os.remove(local)
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes: list[str]) -> list[float]:

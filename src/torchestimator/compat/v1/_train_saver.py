@@ -54,8 +54,13 @@ class Saver:
                  max_to_keep: int | None = 5, keep_checkpoint_every_n_hours: float = 10000.0,
                  name: str | None = None, restore_sequentially: bool = False, saver_def: Any = None,
                  builder: Any = None, defer_build: bool = False, allow_empty: bool = False,
-                 write_version: Any = None, pad_step_number: bool = False,
+                 write_version: Any = 2, pad_step_number: bool = False,
                  save_relative_paths: bool = False, filename: str | None = None) -> None:
+        if isinstance(write_version, bool) or write_version != 2:
+            raise NotImplementedError(
+                f"Saver: write_version={write_version!r} is not supported: checkpoints are written in "
+                "the project's one format, the counterpart of TF's default V2 "
+                "(tf.compat.v1.train.SaverDef.V2, i.e. 2); TF's deprecated V1 format is not written.")
         self._var_list = var_list
         self._max_to_keep = max_to_keep
         self._keep_every = keep_checkpoint_every_n_hours * 3600.0

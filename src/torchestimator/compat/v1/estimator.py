@@ -223,14 +223,14 @@ class DNNLinearCombinedEstimator(dnn_linear_combined.DNNLinearCombinedEstimator)
                  linear_optimizer: Any = "Ftrl", dnn_feature_columns: Any = None,
                  dnn_optimizer: Any = "Adagrad", dnn_hidden_units: Any = None,
                  dnn_activation_fn: Any = _relu(), dnn_dropout: float | None = None,
-                 input_layer_partitioner: Any = None, config: Any = None,
+                 input_layer_partitioner: Any = None, config: Any = None, batch_norm: bool = False,
                  linear_sparse_combiner: str = "sum"):
         del input_layer_partitioner
         super().__init__(head, model_dir=model_dir, linear_feature_columns=linear_feature_columns,
                          linear_optimizer=linear_optimizer, dnn_feature_columns=dnn_feature_columns,
                          dnn_optimizer=dnn_optimizer, dnn_hidden_units=dnn_hidden_units,
                          dnn_activation_fn=dnn_activation_fn, dnn_dropout=dnn_dropout, config=config,
-                         linear_sparse_combiner=linear_sparse_combiner)
+                         batch_norm=batch_norm, linear_sparse_combiner=linear_sparse_combiner)
 
 
 BoostedTreesClassifier = boosted_trees.BoostedTreesClassifier

@@ -15,8 +15,8 @@ from typing import Any
 
 import torchestimator.train as train
 from torchestimator._engine.checkpoint import checkpoint_exists
-from torchestimator._tf_formats.checkpoint_reader import load_checkpoint
-from torchestimator.compat.v1 import _train_extras, _train_extras2
+from torchestimator._tf_formats.checkpoint_reader import load_checkpoint  # noqa: F401
+from torchestimator.compat.v1 import _train_checkpoint, _train_extras, _train_extras2
 from torchestimator.compat.v1._checkpoint_state import (  # noqa: F401
     generate_checkpoint_state_proto,
     get_checkpoint_state,
@@ -80,7 +80,7 @@ _HOOKS = (
 
 # TF 2.15's tf.compat.v1.train also holds the object-based checkpoint API and the readers.
 _FROM_TF_TRAIN = (
-    "Checkpoint", "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
+    "CheckpointManager", "CheckpointOptions", "latest_checkpoint",
     "list_variables", "load_variable", "load_checkpoint", "checkpoint_exists", "ClusterSpec",
     "ExponentialMovingAverage", "checkpoints_iterator", "Coordinator", "BytesList", "Example", "Feature",
     "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List", "SequenceExample",
@@ -96,12 +96,12 @@ def __getattr__(name: str) -> Any:
         return Scaffold
     if name == "checkpoint_exists":  # TF1 only: not in tf.train
         return checkpoint_exists
+    if name in ("Checkpoint", "NewCheckpointReader"):  # TF1's own (TF's CheckpointV1: a `session`)
+        return _train_checkpoint.CheckpointV1 if name == "Checkpoint" else _train_checkpoint.NewCheckpointReader
     if name in _FROM_TF_TRAIN:
         return getattr(train, name)
     if name in ("ClusterDef", "JobDef", "SaverDef"):
         return train_proto(name)
-    if name == "NewCheckpointReader":
-        return load_checkpoint
     if name == "summary_iterator":
         return summary_iterator
     if name in ("replica_device_setter", "remove_checkpoint", "get_checkpoint_mtimes"):

@@ -8,10 +8,10 @@ from torchestimator.distribute._communication import (
 from torchestimator.distribute._fsdp import FSDPStrategy
 from torchestimator.distribute._strategies import (
     CentralStorageStrategy,
-    MultiWorkerMirroredStrategy,
     ParameterServerStrategy,
     TPUStrategy,
 )
+from torchestimator.distribute._strategies_experimental import MultiWorkerMirroredStrategy
 
 __all__ = [
     "CentralStorageStrategy",

@@ -306,8 +306,12 @@ class Head:
     Subclasses give `name`, `logits_dimension`, `loss_reduction`, and
     `loss(labels, logits, features=None, mode=None, regularization_losses=None)`,
     `predictions(logits, keys=None)`, `metrics(regularization_losses=None)`,
-    `update_metrics(eval_metrics, features, logits, labels, regularization_losses=None)`;
+    `update_metrics(eval_metrics, features, logits, labels, mode=None, regularization_losses=None)`;
     `create_estimator_spec(...)` combines them into the `EstimatorSpec` of a mode.
+
+    A named head's metric objects are named as their keys (`average_loss/<head name>`, where
+    TF names most of them without the suffix): inside a `model_fn` objects are reused by
+    name, so the metrics of two heads of a `MultiHead` must not share one.
     """
 
     _name: str | None = None
@@ -359,9 +363,30 @@ class Head:
             loss = loss + add_n(regularization_losses).to(loss.device)
         return loss
 
+    def predictions(self, logits: Any, keys: Any = None) -> dict:
+        """Returns a `dict` of predictions from `logits`, keyed by prediction name (`keys`: the
+        prediction keys to make, None for all of the head's). Abstract, as TF's: each head
+        defines it (TF raises NotImplementedError for a subclass that does not)."""
+        raise NotImplementedError("Calling an abstract method.")
+
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        """Returns a `dict` of the head's eval metric objects (Keras metrics) keyed by name,
+        with a regularization loss mean when `regularization_losses` is not None. Abstract,
+        as TF's: each head defines it (TF raises NotImplementedError for a subclass that does
+        not)."""
+        raise NotImplementedError("Calling an abstract method.")
+
     def update_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
-                       regularization_losses: Any = None) -> dict:
-        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`."""
+                       mode: str | None = None, regularization_losses: Any = None) -> dict:
+        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`.
+
+        `mode` (an Estimator `ModeKeys`) is TF's interface argument: the metrics do not depend
+        on it (TF's concrete heads, and ours, take no `mode`)."""
+        del mode
+        return self._update_batch_metrics(eval_metrics, features, logits, labels, regularization_losses)
+
+    def _update_batch_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
+                              regularization_losses: Any) -> dict:
         logits = check_logits_final_dim(logits, self.logits_dimension)
         parts = self._loss_parts(logits, labels, features)
         return self._update_metrics(eval_metrics, parts, logits, labels, regularization_losses)

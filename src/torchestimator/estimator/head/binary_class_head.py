@@ -205,6 +205,11 @@ class BinaryClassHead(base_head.Head):
             out[rec] = km.Recall(name=rec, thresholds=t)
         return out
 
+    def update_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`."""
+        return self._update_batch_metrics(eval_metrics, features, logits, labels, regularization_losses)
+
     def _update_metrics(self, eval_metrics: dict, parts: LossParts, logits: torch.Tensor, labels: Any,
                         regularization_losses: Any) -> dict:
         key = self._summary_key

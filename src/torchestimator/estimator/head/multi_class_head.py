@@ -172,12 +172,15 @@ class MultiClassHead(base_head.Head):
         """Creates the eval metrics: `average_loss`, `accuracy` (and `regularization_loss`)."""
 
         key = self._summary_key
-        out = {
-            key(MetricKeys.LOSS_MEAN): km.Mean(name=key(MetricKeys.LOSS_MEAN)),
-            key(MetricKeys.ACCURACY): km.Accuracy(name=key(MetricKeys.ACCURACY)),
-        }
-        self._regularization_metric(out, regularization_losses)
+        out = {key(MetricKeys.LOSS_MEAN): km.Mean(name=key(MetricKeys.LOSS_MEAN))}
+        self._regularization_metric(out, regularization_losses)  # TF's order: loss, regularization, accuracy
+        out[key(MetricKeys.ACCURACY)] = km.Accuracy(name=key(MetricKeys.ACCURACY))
         return out
+
+    def update_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`."""
+        return self._update_batch_metrics(eval_metrics, features, logits, labels, regularization_losses)
 
     def _update_metrics(self, eval_metrics: dict, parts: LossParts, logits: torch.Tensor, labels: Any,
                         regularization_losses: Any) -> dict:

@@ -219,6 +219,11 @@ class MultiLabelHead(base_head.Head):
             out[auc_pr] = km.AUC(curve="PR", name=auc_pr)
         return out
 
+    def update_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`."""
+        return self._update_batch_metrics(eval_metrics, features, logits, labels, regularization_losses)
+
     def _update_metrics(self, eval_metrics: dict, parts: LossParts, logits: torch.Tensor, labels: Any,
                         regularization_losses: Any) -> dict:
         key = self._summary_key

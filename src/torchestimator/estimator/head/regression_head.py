@@ -118,6 +118,11 @@ class RegressionHead(base_head.Head):
         self._regularization_metric(out, regularization_losses)
         return out
 
+    def update_metrics(self, eval_metrics: dict, features: Any, logits: Any, labels: Any,
+                       regularization_losses: Any = None) -> dict:
+        """Updates the metrics of `metrics()` with one batch; returns `eval_metrics`."""
+        return self._update_batch_metrics(eval_metrics, features, logits, labels, regularization_losses)
+
     def _update_metrics(self, eval_metrics: dict, parts: LossParts, logits: torch.Tensor, labels: Any,
                         regularization_losses: Any) -> dict:
         key = self._summary_key

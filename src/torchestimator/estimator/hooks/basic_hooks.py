@@ -452,6 +452,7 @@ class SummarySaverHook(SessionRunHook):
                     self._writer.scalar(tag, float(array), step, legacy=True)
         self._next_step = step + 1
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Any = None) -> None:
+        """Flushes the summary writer (`session` is not needed, as TF's)."""
         if self._writer is not None:
             self._writer.flush()
