@@ -118,10 +118,29 @@ def _load_builtins() -> None:
         _builtins_loaded = True
 
 
-def get_registered_object(name: str, custom_objects: dict[str, Any] | None = None) -> Any:
-    """Returns the class or function registered under `name`, or None."""
+def get_registered_object(
+    name: str, custom_objects: dict[str, Any] | None = None, module_objects: dict | None = None
+) -> Any:
+    """Returns the class or function registered under `name`, or None.
+
+    Looked up, in TF's order, in `custom_objects`, an active `custom_object_scope`, the
+    objects registered with `register_keras_serializable`, then `module_objects` (a dict of
+    name -> object the caller knows), then the package's own.
+    """
     found = get_user_object(name, custom_objects)
-    return found if found is not None or not isinstance(name, str) else _BUILTIN.get(name)
+    if found is not None or not isinstance(name, str):
+        return found
+    if module_objects and name in module_objects:
+        return module_objects[name]
+    return _BUILTIN.get(name)
+
+
+def legacy_form(serialized: Any) -> Any:
+    """`serialized` (a `serialize_keras_object` result) as Keras 2.15's legacy format writes
+    it (`use_legacy_format=True`): a dict without its `module` and `registered_name` fields."""
+    if isinstance(serialized, dict):
+        return {k: v for k, v in serialized.items() if k not in ("module", "registered_name")}
+    return serialized
 
 
 def get_user_object(name: str, custom_objects: dict[str, Any] | None = None) -> Any:
@@ -191,18 +210,35 @@ def serialize_keras_object(obj: Any) -> Any:
 
 
 def deserialize_keras_object(
-    config: Any, custom_objects: dict[str, Any] | None = None, module_objects: dict | None = None
+    config: Any, custom_objects: dict[str, Any] | None = None, safe_mode: bool = True,
+    **kwargs: Any,
 ) -> Any:
     """Turns a description written by `serialize_keras_object` back into an object.
 
     A string names a registered function or class; a dict with `class_name`
     and `config` calls the class's `from_config`. Names are looked up only among
-    the package's own objects, `module_objects` and the user's (`custom_objects`,
-    `custom_object_scope`, `register_keras_serializable`): a `module` field is
-    never imported. Raises ValueError naming the class (and the layer) when it
-    is unknown, or, in safe mode, when it resolves to a function that could
-    switch safe mode off or touch files, processes or the network.
+    the package's own objects, `module_objects` (a keyword argument, as TF's legacy
+    form) and the user's (`custom_objects`, `custom_object_scope`,
+    `register_keras_serializable`): a `module` field is never imported. Raises ValueError
+    naming the class (and the layer) when it is unknown, or, in safe mode, when it resolves
+    to a function that could switch safe mode off or touch files, processes or the network.
+
+    `safe_mode` (TF's default True) decides for this call, as in TF, unless an enclosing
+    `SafeModeScope`/`safe_mode_scope` or `enable_unsafe_deserialization()` has set it (those
+    win). The other keyword arguments TF's takes (`module_objects`, `printable_module_name`)
+    are accepted; any other raises ValueError, as TF's.
     """
+    module_objects = kwargs.pop("module_objects", None)
+    kwargs.pop("printable_module_name", None)
+    if kwargs:
+        raise ValueError(f"Arguments not recognized: {kwargs}")
+    if getattr(_SAFE_MODE, "value", None) is None and not _UNSAFE_GLOBALLY:
+        with safe_mode_scope(safe_mode):
+            return _deserialize(config, custom_objects, module_objects)
+    return _deserialize(config, custom_objects, module_objects)
+
+
+def _deserialize(config: Any, custom_objects: dict[str, Any] | None, module_objects: dict | None) -> Any:
     if config is None or isinstance(config, (bool, int, float)):
         return config
     if isinstance(config, str):
@@ -219,7 +255,7 @@ def deserialize_keras_object(
         return found
     if (isinstance(config, dict) and config.get("class_name") == "function"
             and isinstance(config.get("config"), str)):  # a function, by name (Keras 2.15/3)
-        return deserialize_keras_object(config["config"], custom_objects, module_objects)
+        return _deserialize(config["config"], custom_objects, module_objects)
     if isinstance(config, dict) and "class_name" in config:
         class_name, name = config["class_name"], config.get("registered_name") or config["class_name"]
         if not isinstance(class_name, str) or not isinstance(name, str):

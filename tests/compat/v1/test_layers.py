@@ -202,6 +202,7 @@ def test_outside_model_fn_layers_are_eager_and_named_per_process():
 
 
 def test_layer_classes_are_keras_layers():
-    assert L.Dense is tf.keras.layers.Dense and L.Conv2D is tf.keras.layers.Conv2D
-    assert L.BatchNormalization is tf.keras.layers.BatchNormalization
+    # TF1's classes are subclasses of the Keras layers (with TF1's arguments), as in TF
+    assert issubclass(L.Dense, tf.keras.layers.Dense) and issubclass(L.Conv2D, tf.keras.layers.Conv2D)
+    assert issubclass(L.BatchNormalization, tf.keras.layers.BatchNormalization)
     assert issubclass(L.Dropout, L.Layer)

@@ -1,6 +1,12 @@
 """`tf.compat.v1.layers`: TF1's layer functions (`dense`, `conv2d`, `max_pooling2d`, `dropout`,
 `batch_normalization`, `flatten`, ...) and layer classes (the Keras layers).
 
+The classes are subclasses of the Keras layers with TF1's arguments and defaults, as TF's:
+`data_format='channels_last'`, initializers None (the variable scope's initializer when the
+layer is built, else glorot-uniform; a None regularizer the scope's), `Dropout(rate=0.5)`,
+and `training=False` when `Dropout` and `BatchNormalization` are called. Their configs load
+as the Keras layers.
+
 Each function creates a Keras layer and calls it on `inputs`. Inside an
 Estimator's `model_fn` the layer is created on the first call and the same
 layer is used by every later call (matched by its name), so its weights
@@ -34,27 +40,456 @@ import torch
 
 from torchestimator._engine.object_scope import _plain_construct, _same_value
 from torchestimator.compat.v1 import _variable_scope as _vs
+from torchestimator.keras import initializers as _initializers
 from torchestimator.keras import layers as _layers
-from torchestimator.keras.engine.base_layer import Layer
+from torchestimator.keras import regularizers as _regularizers
+from torchestimator.keras.engine.base_layer import Layer as _KerasLayer
+from torchestimator.keras.engine.call_context import CONTEXT as _CONTEXT
 from torchestimator.keras.engine.input_spec import InputSpec
 
-AveragePooling1D = _layers.AveragePooling1D
-AveragePooling2D = _layers.AveragePooling2D
-AveragePooling3D = _layers.AveragePooling3D
-BatchNormalization = _layers.BatchNormalization
-Conv1D = _layers.Conv1D
-Conv2D = _layers.Conv2D
-Conv2DTranspose = _layers.Conv2DTranspose
-Conv3D = _layers.Conv3D
-Conv3DTranspose = _layers.Conv3DTranspose
-Dense = _layers.Dense
-Dropout = _layers.Dropout
-Flatten = _layers.Flatten
-MaxPooling1D = _layers.MaxPooling1D
-MaxPooling2D = _layers.MaxPooling2D
-MaxPooling3D = _layers.MaxPooling3D
-SeparableConv1D = _layers.SeparableConv1D
-SeparableConv2D = _layers.SeparableConv2D
+
+class Layer(_KerasLayer):
+    """Base layer class (`tf.compat.v1.layers.Layer`, the base of this module's layer classes):
+    a Keras `Layer` with what TF1's layers (`base_layer_v1`) have besides Keras', the losses
+    and updates of the layer by input. Eagerly there is no graph to trace a loss back to its
+    inputs: the losses that depend on no input are the weight regularizers', those that do
+    the activity regularizer's and `add_loss`'s of the layer's latest call."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def add_metric(self, value: Any, aggregation: str | None = None, name: str | None = None) -> None:
+        """Adds a metric tensor to the layer in its `call()`, as TF1's layers: `aggregation=None`
+        for the result of calling a metric object (that metric is reported), `'mean'` for a
+        tensor to average (a `Mean` metric named `name`, updated at every call)."""
+        if aggregation is not None and aggregation != "mean":
+            raise ValueError(
+                "We currently support only `mean` sample-wise metric aggregation. You provided "
+                f"aggregation=`{aggregation}`"
+            )
+        metric_obj = getattr(value, "_metric_obj", None)
+        if name is None and metric_obj is None:
+            raise ValueError(
+                "Please provide a name for your metric like `self.add_metric(tf.reduce_sum(inputs), "
+                "name='mean_activation', aggregation='mean')`"
+            )
+        if metric_obj is not None:
+            name = metric_obj.name
+        if aggregation is None:
+            known = any(m.name == name for m in self.__dict__.get("_added_metrics", ()))
+            if not known and metric_obj is None:
+                raise ValueError(
+                    "We do not support adding an aggregated metric result tensor that is not the "
+                    "output of a `tf.keras.metrics.Metric` metric instance. Without having access "
+                    "to the metric instance we cannot reset the state of a metric after every "
+                    "epoch during training. You can create a `tf.keras.metrics.Metric` instance "
+                    "and pass the result here or pass an un-aggregated result with `aggregation` "
+                    "parameter set as `mean`. For example: `self.add_metric(tf.reduce_sum(inputs), "
+                    "name='mean_activation', aggregation='mean')` "
+                )
+            self._track_metric(value, name, metric_obj, update=False)
+        else:
+            self._track_metric(value, name, None, update=True)
+
+    def get_losses_for(self, inputs: Any) -> list:
+        """The layer's losses that depend on `inputs` (those of its latest call: activity
+        regularization and `add_loss`), or with `inputs=None` those that depend on no input
+        (the weight regularizers')."""
+        layers = self._flatten_layers()
+        if inputs is None:
+            return [reg(p) for layer in layers for p in layer._own_weights
+                    if (reg := getattr(p, "_keras_regularizer", None)) is not None
+                    and (p.requires_grad or not getattr(p, "_keras_trainable", True))]
+        return [value for layer in layers if layer._activity_losses
+                and layer._activity_losses[0] == _CONTEXT.generation
+                for value in layer._activity_losses[1]]
+
+    def get_updates_for(self, inputs: Any) -> list:
+        """The update ops of the layer for `inputs`: none here, where updates (BatchNorm's
+        moving statistics) are applied in place by the call that makes them, so there is no
+        op left for a train op to depend on (TF1's `UPDATE_OPS`)."""
+        return []
+
+
+class Flatten(Layer, _layers.Flatten):
+    """Flattens an input tensor while preserving the batch axis (`tf.compat.v1.layers.Flatten`):
+    Keras' `Flatten` with TF1's `get_losses_for` / `get_updates_for`."""
+
+
+class _ScopeDefaults(Layer):
+    """TF1's defaults for a layer class's weights: an initializer given as None is the
+    variable scope's initializer (else glorot-uniform) and a regularizer given as None the
+    scope's regularizer, of the scope the layer is built in (its first call), as TF1's
+    `tf.compat.v1.get_variable` resolves them."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def _scope_defaults(self, initializers_given: dict[str, Any],
+                        regularizers_given: dict[str, Any]) -> None:
+        self._scope_initialized = tuple(k for k, v in initializers_given.items() if v is None)
+        self._scope_regularized = tuple(k for k, v in regularizers_given.items() if v is None)
+
+    def build(self, input_shape: Any) -> None:
+        """Resolves the initializers and regularizers given as None, then builds."""
+        scope = _vs.get_variable_scope()
+        for attr in self._scope_initialized:
+            if scope.initializer is not None:
+                setattr(self, attr, _initializers.get(scope.initializer))
+        for attr in self._scope_regularized:
+            if scope.regularizer is not None:
+                setattr(self, attr, _regularizers.get(scope.regularizer))
+        self._scope_initialized = self._scope_regularized = ()
+        super().build(input_shape)
+
+
+def _or_glorot(initializer: Any) -> Any:
+    return "glorot_uniform" if initializer is None else initializer
+
+
+class Dense(_ScopeDefaults, _layers.Dense):
+    """Densely-connected layer class (`tf.compat.v1.layers.Dense`): Keras' `Dense` with TF1's
+    arguments; `kernel_initializer=None` is the variable scope's initializer (else
+    glorot-uniform) and a None regularizer the scope's regularizer."""
+
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            units, activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                              "bias_regularizer": bias_regularizer})
+
+
+class Conv1D(_ScopeDefaults, _layers.Conv1D):
+    """1D convolution layer class (`tf.compat.v1.layers.Conv1D`): Keras' `Conv1D` with TF1's arguments
+    (no `groups`); `kernel_initializer=None` is the variable scope's initializer (else glorot-uniform), a None regularizer the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last",
+                 dilation_rate: Any = 1, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                               "bias_regularizer": bias_regularizer})
+
+
+class Conv2D(_ScopeDefaults, _layers.Conv2D):
+    """2D convolution layer class (`tf.compat.v1.layers.Conv2D`): Keras' `Conv2D` with TF1's arguments
+    (no `groups`; `data_format='channels_last'`); `kernel_initializer=None` is the variable scope's initializer (else glorot-uniform), a None regularizer the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last",
+                 dilation_rate: Any = (1, 1), activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                               "bias_regularizer": bias_regularizer})
+
+
+class Conv3D(_ScopeDefaults, _layers.Conv3D):
+    """3D convolution layer class (`tf.compat.v1.layers.Conv3D`): Keras' `Conv3D` with TF1's arguments
+    (no `groups`; `data_format='channels_last'`); `kernel_initializer=None` is the variable scope's initializer (else glorot-uniform), a None regularizer the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+                 data_format: str = "channels_last",
+                 dilation_rate: Any = (1, 1, 1), activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                               "bias_regularizer": bias_regularizer})
+
+
+class Conv2DTranspose(_ScopeDefaults, _layers.Conv2DTranspose):
+    """Transposed 2D convolution layer class (`tf.compat.v1.layers.Conv2DTranspose`): Keras' `Conv2DTranspose` with TF1's arguments
+    (no `output_padding` or `dilation_rate`; `data_format='channels_last'`); `kernel_initializer=None` is the variable scope's initializer (else glorot-uniform), a None regularizer the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last",
+                 activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                               "bias_regularizer": bias_regularizer})
+
+
+class Conv3DTranspose(_ScopeDefaults, _layers.Conv3DTranspose):
+    """Transposed 3D convolution layer class (`tf.compat.v1.layers.Conv3DTranspose`): Keras' `Conv3DTranspose` with TF1's arguments
+    (no `output_padding` or `dilation_rate`; `data_format='channels_last'`); `kernel_initializer=None` is the variable scope's initializer (else glorot-uniform), a None regularizer the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
+                 data_format: str = "channels_last",
+                 activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: Any = None, bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, trainable: bool = True, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            activation=activation, use_bias=use_bias,
+            kernel_initializer=_or_glorot(kernel_initializer), bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint, trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults({"kernel_initializer": kernel_initializer},
+                             {"kernel_regularizer": kernel_regularizer,
+                               "bias_regularizer": bias_regularizer})
+
+
+class SeparableConv1D(_ScopeDefaults, _layers.SeparableConv1D):
+    """Depthwise separable 1D convolution layer class (`tf.compat.v1.layers.SeparableConv1D`): Keras'
+    `SeparableConv1D` with TF1's arguments (`data_format='channels_last'`); None depthwise/pointwise initializers are the
+    variable scope's initializer (else glorot-uniform), None regularizers the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = 1,
+                 depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = None, pointwise_initializer: Any = None,
+                 bias_initializer: Any = "zeros", depthwise_regularizer: Any = None,
+                 pointwise_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
+                 pointwise_constraint: Any = None, bias_constraint: Any = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, depth_multiplier=depth_multiplier, activation=activation,
+            use_bias=use_bias, depthwise_initializer=_or_glorot(depthwise_initializer),
+            pointwise_initializer=_or_glorot(pointwise_initializer),
+            bias_initializer=bias_initializer, depthwise_regularizer=depthwise_regularizer,
+            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+            trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults(
+            {"depthwise_initializer": depthwise_initializer,
+             "pointwise_initializer": pointwise_initializer},
+            {"depthwise_regularizer": depthwise_regularizer,
+             "pointwise_regularizer": pointwise_regularizer, "bias_regularizer": bias_regularizer})
+
+
+class SeparableConv2D(_ScopeDefaults, _layers.SeparableConv2D):
+    """Depthwise separable 2D convolution layer class (`tf.compat.v1.layers.SeparableConv2D`): Keras'
+    `SeparableConv2D` with TF1's arguments (`data_format='channels_last'`); None depthwise/pointwise initializers are the
+    variable scope's initializer (else glorot-uniform), None regularizers the scope's."""
+
+    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1),
+                 depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = None, pointwise_initializer: Any = None,
+                 bias_initializer: Any = "zeros", depthwise_regularizer: Any = None,
+                 pointwise_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, depthwise_constraint: Any = None,
+                 pointwise_constraint: Any = None, bias_constraint: Any = None,
+                 trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(
+            filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+            dilation_rate=dilation_rate, depth_multiplier=depth_multiplier, activation=activation,
+            use_bias=use_bias, depthwise_initializer=_or_glorot(depthwise_initializer),
+            pointwise_initializer=_or_glorot(pointwise_initializer),
+            bias_initializer=bias_initializer, depthwise_regularizer=depthwise_regularizer,
+            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
+            trainable=trainable, name=name, **kwargs,
+        )
+        self._scope_defaults(
+            {"depthwise_initializer": depthwise_initializer,
+             "pointwise_initializer": pointwise_initializer},
+            {"depthwise_regularizer": depthwise_regularizer,
+             "pointwise_regularizer": pointwise_regularizer, "bias_regularizer": bias_regularizer})
+
+
+class AveragePooling1D(Layer, _layers.AveragePooling1D):
+    """Average pooling layer class for 1D inputs (`tf.compat.v1.layers.AveragePooling1D`): Keras'
+    `AveragePooling1D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class AveragePooling2D(Layer, _layers.AveragePooling2D):
+    """Average pooling layer class for 2D inputs (`tf.compat.v1.layers.AveragePooling2D`): Keras'
+    `AveragePooling2D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class AveragePooling3D(Layer, _layers.AveragePooling3D):
+    """Average pooling layer class for 3D inputs (`tf.compat.v1.layers.AveragePooling3D`): Keras'
+    `AveragePooling3D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class MaxPooling1D(Layer, _layers.MaxPooling1D):
+    """Max pooling layer class for 1D inputs (`tf.compat.v1.layers.MaxPooling1D`): Keras'
+    `MaxPooling1D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class MaxPooling2D(Layer, _layers.MaxPooling2D):
+    """Max pooling layer class for 2D inputs (`tf.compat.v1.layers.MaxPooling2D`): Keras'
+    `MaxPooling2D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class MaxPooling3D(Layer, _layers.MaxPooling3D):
+    """Max pooling layer class for 3D inputs (`tf.compat.v1.layers.MaxPooling3D`): Keras'
+    `MaxPooling3D` with TF1's arguments (`pool_size` and `strides` required,
+    `data_format='channels_last'`)."""
+
+    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class Dropout(Layer, _layers.Dropout):
+    """Dropout layer class (`tf.compat.v1.layers.Dropout`): Keras' `Dropout` with TF1's
+    defaults, `rate=0.5` and, when called, `training=False` (pass `training=True` to drop)."""
+
+    _builtin_registration = False
+
+    def __init__(self, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
+                 name: str | None = None, **kwargs: Any) -> None:
+        super().__init__(rate, noise_shape=noise_shape, seed=seed, name=name, **kwargs)
+
+    def call(self, inputs: torch.Tensor, training: Any = False) -> torch.Tensor:
+        """Returns `inputs` with dropout applied when `training`, else unchanged."""
+        return super().call(inputs, training=training)
+
+
+class BatchNormalization(Layer, _layers.BatchNormalization):
+    """Batch normalization layer class (`tf.compat.v1.layers.BatchNormalization`): Keras'
+    `BatchNormalization` with TF1's arguments and, when called, `training=False` (pass
+    `training=True` to normalize by the batch and update the moving statistics). `renorm`,
+    `virtual_batch_size` and `adjustment` are not supported: anything but their defaults
+    raises ValueError."""
+
+    _builtin_registration = False
+
+    def __init__(self, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
+                 moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, renorm: bool = False, renorm_clipping: Any = None,
+                 renorm_momentum: float = 0.99, fused: Any = None, trainable: bool = True,
+                 virtual_batch_size: Any = None, adjustment: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            axis=axis, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
+            beta_initializer=beta_initializer, gamma_initializer=gamma_initializer,
+            moving_mean_initializer=moving_mean_initializer,
+            moving_variance_initializer=moving_variance_initializer,
+            beta_regularizer=beta_regularizer, gamma_regularizer=gamma_regularizer,
+            beta_constraint=beta_constraint, gamma_constraint=gamma_constraint, renorm=renorm,
+            renorm_clipping=renorm_clipping, renorm_momentum=renorm_momentum, fused=fused,
+            trainable=trainable, virtual_batch_size=virtual_batch_size, adjustment=adjustment,
+            name=name, **kwargs,
+        )
+
+    def call(self, inputs: torch.Tensor, training: Any = False, mask: Any = None) -> torch.Tensor:
+        """Returns `inputs` normalized by the batch's statistics when `training` (updating the
+        moving ones), else by the moving statistics."""
+        return super().call(inputs, training=training, mask=mask)
 
 __all__ = [
     "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization", "Conv1D",

@@ -139,6 +139,21 @@ class CallbackList:
 
     # -- logs ---------------------------------------------------------------------------------
 
+    def make_logs(self, model: Any, logs: dict, outputs: Any, mode: str, prefix: str = "") -> dict:
+        """Computes the logs of a batch for the `on_*_batch_end` hooks, as Keras 2.15's: in
+        'train' and 'test' mode `logs[prefix + name] = output` for each of the model's
+        `metrics_names` and `outputs`, otherwise `logs['outputs'] = outputs`. Returns `logs`
+        (unchanged when the list holds no callback)."""
+        if not self.callbacks:
+            return logs
+        metric_names = model.metrics_names
+        if mode in ("train", "test") and metric_names:
+            for label, output in zip(metric_names, outputs):
+                logs[prefix + label] = output
+        else:
+            logs["outputs"] = outputs
+        return logs
+
     def _process_logs(self, logs: Logs | None, is_batch_hook: bool = False) -> Logs:
         """Returns logs as the callbacks need them: as they are, or read into Python numbers."""
         if logs is None:

@@ -58,7 +58,7 @@ class Progbar:
     def __init__(
         self,
         target: int | None,
-        width: int = 20,
+        width: int = 30,
         verbose: int = 1,
         interval: float = 0.05,
         stateful_metrics: Iterable[str] | None = None,

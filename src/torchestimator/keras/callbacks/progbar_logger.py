@@ -11,6 +11,9 @@ from torchestimator.keras.callbacks.progbar import Progbar
 
 _COUNT_MODES = ("samples", "steps")
 _BOOKKEEPING_KEYS = ("size", "num_steps", "batch")
+# The bar `fit`/`evaluate`/`predict` draw is 20 characters wide (a `Progbar` made directly is
+# 30 wide by default, as TF's).
+_FIT_BAR_WIDTH = 20
 
 
 class ProgbarLogger(Callback):
@@ -143,11 +146,13 @@ class ProgbarLogger(Callback):
             except (AttributeError, TypeError):
                 pass
             self.progbar = Progbar(
-                self.target, verbose=self.verbose, stateful_metrics=names, unit_name=unit
+                self.target, width=_FIT_BAR_WIDTH, verbose=self.verbose, stateful_metrics=names,
+                unit_name=unit,
             )
         else:
             self.progbar = Progbar(
-                self.target, verbose=self.verbose, stateless_metrics=(), unit_name=unit
+                self.target, width=_FIT_BAR_WIDTH, verbose=self.verbose, stateless_metrics=(),
+                unit_name=unit,
             )
 
     def _batch_update_progbar(self, batch: int, logs: Logs | None) -> None:

@@ -229,7 +229,8 @@ class LayerCallMixin:
         """Phase 6b: runs `call` (through `nn.Module.__call__` when torch hooks are set) with
         `training` resolved -- an explicit argument wins and is inherited by nested layers,
         else the enclosing call's or Keras front's, else (outside a model_fn) True when the
-        layer is in torch train mode; the module mode is not inherited, each nested layer reads
+        layer is in torch train mode (and False in eval mode for a call whose `training`
+        defaults to True); the module mode is not inherited, each nested layer reads
         its own -- and the call depth counted; a top-level call starts a new generation of
         activity losses and is recorded by an active model_fn/fit scope."""
         context = CONTEXT
@@ -239,8 +240,8 @@ class LayerCallMixin:
             if training is None:
                 if previous_training is not None:
                     kwargs["training"] = previous_training
-                elif self.training and _module_mode_decides():
-                    kwargs["training"] = True
+                elif (self.training or self._call_training_default_true) and _module_mode_decides():
+                    kwargs["training"] = self.training  # True, or False for a default of True
             else:
                 if isinstance(training, torch.Tensor):
                     training = bool(training)

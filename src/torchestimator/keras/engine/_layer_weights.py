@@ -18,9 +18,12 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._ops import nest
 from torchestimator._ops.control_ops import _context as _placement
 from torchestimator._variable import Variable
+from torchestimator.keras.backend import _state
 from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
+from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.engine.layer_utils import (
     _resolve_constraint,
     _resolve_initializer,
@@ -295,11 +298,35 @@ class LayerWeightsMixin:
                     out.extend(values)
         return out
 
-    def add_loss(self, loss: Any) -> None:
-        """Adds a loss tensor (or a zero-arg callable) to this layer's `losses` for this call."""
-        value = loss() if callable(loss) else loss
+    def add_loss(self, losses: Any, **kwargs: Any) -> None:
+        """Adds loss tensor(s) to this layer's `losses` for this call, as TF's `add_loss`.
+
+        `losses` is a tensor, a zero-argument callable returning one, or a (nested) list or
+        tuple of those; `None` entries are skipped and plain numbers become float tensors.
+        `inputs=` (TF1's argument) is accepted and ignored, as TF 2.15 ignores it; any other
+        keyword raises `TypeError`.
+        """
+        kwargs.pop("inputs", None)
+        if kwargs:
+            raise TypeError(f"Unknown keyword arguments: {kwargs.keys()}")
+        values = []
+        for loss in nest.flatten(losses):
+            value = loss() if callable(loss) else loss
+            if value is None:
+                continue
+            if isinstance(value, KerasTensor):
+                raise NotImplementedError(
+                    f"{type(self).__name__}.add_loss() got a symbolic tensor ({value!r}): a loss "
+                    "of a functional model's graph is not supported. Add it inside a layer's "
+                    "call() (self.add_loss(...) on the call's tensors) instead."
+                )
+            if not isinstance(value, torch.Tensor):
+                value = torch.as_tensor(value, dtype=_dtypes.as_dtype(_state.floatx()))
+            values.append(value)
+        if not values:
+            return
         CONTEXT.losses_generation = CONTEXT.generation
         if self._activity_losses and self._activity_losses[0] == CONTEXT.generation:
-            self._activity_losses[1].append(value)
+            self._activity_losses[1].extend(values)
         else:
-            self._activity_losses = [CONTEXT.generation, [value]]
+            self._activity_losses = [CONTEXT.generation, values]

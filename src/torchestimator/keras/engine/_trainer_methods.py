@@ -127,7 +127,7 @@ class ModelFiles:
 
         saving_lib.save_weights(self, filepath, overwrite=overwrite)
 
-    def load_weights(self, filepath: str, by_name: bool = False, skip_mismatch: bool = False,
+    def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False,
                      options: Any = None) -> None:
         """Loads weights saved by `save_weights` (or the weights inside a `.keras` archive)."""
 

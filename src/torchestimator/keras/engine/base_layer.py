@@ -42,6 +42,10 @@ the first rule that applies decides:
    Each layer reads its own mode (`model.train(); model.bn.eval()` keeps `bn` in
    inference).
 
+Where none applies (inside a `model_fn`, or in a shape trace) the call's own default
+decides: None/False for most layers, True for the random augmentation layers (`RandomFlip`,
+..., as Keras 2.15's `training=True`), which augment then.
+
 Keras layers start in eval mode (`training` is False after construction), so a freshly
 built model called as `model(x)` runs inference, as in TF; `fit`, `evaluate`, `predict`
 and the `*_on_batch` methods switch the modules' mode while they run and leave every
@@ -69,6 +73,7 @@ from torchestimator.keras.engine._layer_call import (  # noqa: F401 (re-exported
     _at_top_level,
     _module_mode_decides,
 )
+from torchestimator.keras.engine._layer_extras import LayerExtrasMixin
 from torchestimator.keras.engine._layer_weights import LayerWeightsMixin
 from torchestimator.keras.engine.call_context import CONTEXT, WEIGHTS_OFF_HOST
 from torchestimator.keras.engine.input_spec import InputSpec
@@ -94,7 +99,8 @@ _BASE_KWARGS = {
 }
 
 
-class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=ReusableMeta):
+class Layer(LayerWeightsMixin, LayerCallMixin, LayerExtrasMixin, torch.nn.Module,
+            metaclass=ReusableMeta):
     """The base class of all layers: a `torch.nn.Module` with Keras' build/call protocol.
 
     Args:
@@ -111,6 +117,10 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
     # set per subclass by __init_subclass__; these are the base class's own (a plain
     # `Layer()`, the identity layer)
     _call_accepts_training = False
+    #: True when `call`'s `training` defaults to True (Keras' random augmentation layers): a
+    #: call that gets no flag from its caller, an enclosing call or a Keras front passes the
+    #: layer's torch mode, so `eval()` still stops it where the default would not.
+    _call_training_default_true = False
     _call_accepts_mask = False
     _call_first_arg = "inputs"
     _overrides_compute_output_shape = False
@@ -127,6 +137,8 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
             params = {}
         var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         cls._call_accepts_training = "training" in params or var_kw
+        training_param = params.get("training")
+        cls._call_training_default_true = training_param is not None and training_param.default is True
         cls._call_accepts_mask = "mask" in params
         cls._call_first_arg = next(
             (n for n in list(params)[1:2]), "inputs"
@@ -135,8 +147,9 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
             cls.compute_output_shape is not Layer.compute_output_shape
         )
         cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
-        if cls.__module__.startswith("torchestimator."):
-            register_builtin(cls)
+        if cls.__module__.startswith("torchestimator.") and getattr(
+                cls, "_builtin_registration", True):
+            register_builtin(cls)  # (a TF1 twin, compat.v1.layers.Dense, is not: it saves as Keras')
 
     def __init__(
         self,
@@ -333,8 +346,10 @@ class Layer(LayerWeightsMixin, LayerCallMixin, torch.nn.Module, metaclass=Reusab
                 try:
                     if training is not None and self._call_accepts_training:
                         outputs = self.forward(inputs, training=training)
-                    elif self.training and self._call_accepts_training and _module_mode_decides():
-                        outputs = self.forward(inputs, training=True)  # model.train(), no front
+                    elif ((self.training or self._call_training_default_true)
+                          and self._call_accepts_training and _module_mode_decides()):
+                        # model.train()/eval(), no front
+                        outputs = self.forward(inputs, training=self.training)
                     else:
                         outputs = self.forward(inputs)
                 finally:

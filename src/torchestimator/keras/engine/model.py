@@ -216,6 +216,11 @@ class Model(Trainer, Layer):
             self.built = False
             raise
 
+    def _maybe_build(self, inputs: Any) -> None:
+        if not self.built:  # the first call's inputs are the model's `save_spec`
+            self._record_save_spec(inputs)
+        super()._maybe_build(inputs)
+
     def _build_from_data(self, data: Any, device: Any) -> None:
         # A subclass that overrides train_step but defines no call() (the GAN of TF's
         # "Customize what happens in fit()" guide) is never called by fit in Keras 2.15: its

@@ -169,6 +169,8 @@ class Sequential(Functional):
             # A tensor, or a symbolic one from Input: the model builds its own graph for that
             # shape and is then called as one layer (Keras' deferred build; a functional model
             # built on it lists this Sequential as one layer, as Keras does).
+            if not isinstance(inputs, KerasTensor):
+                self._record_save_spec(inputs)  # the first call's inputs (`save_spec`)
             shape = (None,) + tuple(getattr(inputs, "shape", ()))[1:]
             dtype = getattr(inputs, "dtype", _state.floatx())
             name = _input_name(self._stack[0])

@@ -20,6 +20,8 @@ import torch
 from torchestimator import _dtypes
 from torchestimator._ops import nest
 from torchestimator._ops.control_ops._context import creation_device
+from torchestimator._ragged._spec import RaggedTensorSpec
+from torchestimator._type_spec import SparseTensorSpec
 from torchestimator.keras._ragged_inputs import materialize, spec_of
 from torchestimator.keras._sparse_inputs import materialize as materialize_sparse
 from torchestimator.keras._sparse_inputs import spec_of as sparse_spec_of
@@ -177,3 +179,29 @@ def _merge(first: Any, second: Any) -> Any:
         return a
 
     return nest.pack_sequence_as(first, [to_spec(a, b) for a, b in zip(flat_a, flat_b)])
+
+
+def output_signature(layer: Any, input_spec: Any) -> Any:
+    """The `TensorSpec`s (`SparseTensorSpec`s, `RaggedTensorSpec`s for sparse and ragged
+    outputs) of `layer`'s outputs for inputs of `input_spec` (a `TensorSpec`,
+    `SparseTensorSpec` or `RaggedTensorSpec`, or a structure of them), found as a symbolic
+    call finds them: a layer whose output dtype is its own (the preprocessing layers:
+    int64 ids, strings) answers with it."""
+    def to_keras(spec: Any) -> KerasTensor:
+        shape = spec.shape.as_list() if hasattr(spec.shape, "as_list") else spec.shape
+        tensor = KerasTensor(tuple(shape), spec.dtype)
+        if isinstance(spec, SparseTensorSpec):
+            tensor.sparse = True
+        elif isinstance(spec, RaggedTensorSpec):
+            tensor.ragged = True
+        return tensor
+
+    def to_spec(tensor: Any) -> Any:
+        if getattr(tensor, "sparse", False):
+            return SparseTensorSpec(tuple(tensor.shape), tensor.dtype)
+        if getattr(tensor, "ragged", False):
+            return RaggedTensorSpec(tuple(tensor.shape), tensor.dtype)
+        return _dtypes.TensorSpec(tuple(tensor.shape), tensor.dtype)
+
+    outputs = compute_output_spec(layer, (nest.map_structure(to_keras, input_spec),), {})
+    return nest.map_structure(to_spec, outputs)

@@ -20,6 +20,7 @@ from torchestimator._engine import loop
 from torchestimator._engine.dir_lock import hold_locks
 from torchestimator._engine.interrupts import interrupts_between_steps
 from torchestimator._ops import nest
+from torchestimator.config import functions_run_eagerly as _functions_run_eagerly
 from torchestimator.distribute._data_parallel import data_parallel
 from torchestimator.keras import optimizers
 from torchestimator.keras.callbacks import CallbackList
@@ -36,6 +37,8 @@ from torchestimator.keras.engine._fit_arguments import (
 )
 from torchestimator.keras.engine._jit_compile import compiled_forward as _compiled_forward
 from torchestimator.keras.engine._jit_compile import forget_compiled
+from torchestimator.keras.engine._layer_extras import ADDED_METRICS, added_metrics
+from torchestimator.keras.engine._model_extras import ModelExtras
 from torchestimator.keras.engine._trainer_methods import BatchMethods, ModelFiles
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.compile_utils import (
@@ -75,9 +78,10 @@ _EMPTY_EVALUATE = (
 )
 
 
-class Trainer(StepPlacement, BatchMethods, ModelFiles):
+class Trainer(StepPlacement, BatchMethods, ModelFiles, ModelExtras):
     """The mixin that gives `Model` Keras' training and inference methods (the `*_on_batch`
-    methods and the model-file methods are in `_trainer_methods.py`)."""
+    methods and the model-file methods are in `_trainer_methods.py`, the step functions, the
+    deprecated `*_generator` fronts and other `Model` methods in `_model_extras.py`)."""
 
     def _init_trainer(self) -> None:
         self.optimizer = None
@@ -90,7 +94,7 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self._initial_epoch: int | None = None
         self._initial_step = 0
         self._device: torch.device | None = None
-        self._run_eagerly = False
+        self._run_eagerly: bool | None = None  # None: tf.config.functions_run_eagerly()
         self._jit_compile = False
         self._steps_per_execution = 1
         self._compile_config: dict | None = None
@@ -107,9 +111,9 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         metrics: Any = None,
         loss_weights: Any = None,
         weighted_metrics: Any = None,
-        run_eagerly: bool = False,
-        steps_per_execution: int = 1,
-        jit_compile: bool = False,
+        run_eagerly: bool | None = None,
+        steps_per_execution: int | str | None = None,
+        jit_compile: bool | None = None,
         **kwargs: Any,
     ) -> None:
         """Configures the model for training: optimizer, loss(es) and metrics.
@@ -117,7 +121,10 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         Each may be a string identifier or an object; for models with several
         outputs, `loss`, `metrics` and `loss_weights` may be lists (by output
         position) or dicts (by output name). `jit_compile=True` runs the
-        forward pass through `torch.compile`.
+        forward pass through `torch.compile`; None (TF's default) is False.
+        `steps_per_execution` None (TF's default) is 1. `run_eagerly` None (TF's default)
+        leaves `model.run_eagerly` to `tf.config.functions_run_eagerly()`, as TF does (every
+        step runs eagerly on PyTorch whatever it says).
 
         PyTorch objects work too: `optimizer` may be a `torch.optim.Optimizer`,
         `(optimizer, lr_scheduler)` (the scheduler steps at the end of every epoch)
@@ -133,6 +140,8 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         kwargs.pop("pss_evaluation_shards", None)
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword argument(s) {sorted(kwargs)}")
+        if steps_per_execution is None:
+            steps_per_execution = 1
         autotune = isinstance(steps_per_execution, str) and steps_per_execution == "auto"
         if autotune:  # Keras 2.15: start at 1, a StepsPerExecutionTuner changes it during fit
             steps_per_execution = 1
@@ -159,11 +168,12 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self.compiled_metrics = MetricsContainer(
             metrics, weighted_metrics, names, self.compiled_loss.loss_fns
         )
-        self._run_eagerly = bool(run_eagerly)
+        self._run_eagerly = None if run_eagerly is None else bool(run_eagerly)
         self._steps_per_execution = steps_per_execution
         self._autotune_steps_per_execution = autotune
         self._jit_compile = bool(jit_compile)
         forget_compiled(self)
+        self._reset_compile_cache()
         self._is_compiled = True
         self._distribute_strategy = strategy_in_scope()  # `with strategy.scope(): compile(...)`
 
@@ -184,7 +194,10 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
 
     @property
     def run_eagerly(self) -> bool:
-        """Accepted for compatibility: every step runs eagerly on PyTorch."""
+        """Accepted for compatibility: every step runs eagerly on PyTorch. As in TF, it is the
+        value set (by `compile` or this setter), else `tf.config.functions_run_eagerly()`."""
+        if self._run_eagerly is None:
+            return bool(_functions_run_eagerly())
         return self._run_eagerly
 
     @run_eagerly.setter
@@ -199,12 +212,15 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
     # ------------------------------------------------------------------ metrics
     @property
     def metrics(self) -> list:
-        """The model's metric objects: loss trackers, then compiled metrics."""
+        """The model's metric objects: loss trackers, then compiled metrics, then the metrics
+        its layers added with `add_metric`."""
         out = []
         if self.compiled_loss is not None:
             out.extend(self.compiled_loss.metrics)
         if self.compiled_metrics is not None:
             out.extend(self.compiled_metrics.metrics)
+        if ADDED_METRICS[0]:
+            out.extend(added_metrics(self))
         return out
 
     @property
@@ -459,8 +475,11 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
                                  tuned=tuner.steps_per_execution if tuner is not None else None,
                                  steps=data.steps)
         train_fn = self._step_of(self.train_step, Trainer.train_step, data)
+        custom = self._front_step("train")  # an overriding make_train_function's function
+        if custom is not None:
+            train_fn = custom
         if class_weight:
-            def train_fn(batch: Any, _step=self.train_step) -> dict:
+            def train_fn(batch: Any, _step=custom or self.train_step) -> dict:
                 bx, by, bsw = unpack_x_y_sample_weight(batch)
                 return _step(pack_x_y_sample_weight(bx, by, apply_class_weight(by, bsw, class_weight)))
         # one writer per directory the callbacks write; Ctrl-C between steps for every epoch
@@ -530,9 +549,9 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         events = _CallbackEvents(self, callbacks, "test") if callbacks is not None else None
         if callbacks is not None:
             callbacks.on_test_begin()
+        test_fn = self._front_step("test") or self._step_of(self.test_step, Trainer.test_step, data)
         with self._mixed_precision(device):
-            made = loop.run_steps(self._step_of(self.test_step, Trainer.test_step, data), data,
-                                  events, device=device, grad_enabled=False)
+            made = loop.run_steps(test_fn, data, events, device=device, grad_enabled=False)
         if made == 0:
             raise ValueError(_EMPTY_EVALUATE.format(what=what))
         parallel = self._data_parallel()
@@ -594,7 +613,8 @@ class Trainer(StepPlacement, BatchMethods, ModelFiles):
         self.eval()
         outputs: list = []
 
-        predict_step = self._step_of(self.predict_step, Trainer.predict_step, data)
+        predict_step = (self._front_step("predict")
+                        or self._step_of(self.predict_step, Trainer.predict_step, data))
 
         def step(batch: Any) -> Any:
             out = predict_step(batch)

@@ -54,8 +54,9 @@ class DenseFeatures(Layer):
         """The columns, sorted by name."""
         return list(self._feature_columns)
 
-    def build(self, input_shape: Any = None) -> None:
-        """Creates the columns' weights (embedding tables), in column-name order."""
+    def build(self, _: Any = None) -> None:
+        """Creates the columns' weights (embedding tables), in column-name order; the input
+        shape (`_`, TF's name) is not needed."""
         for column in self._feature_columns:
             column.create_state(self._state_manager)
         self.built = True

@@ -13,6 +13,7 @@ from typing import Any as _Any
 from torchestimator.keras._registry import (
     deserialize_keras_object as _deserialize_keras_object,
 )
+from torchestimator.keras._registry import legacy_form as _legacy_form
 from torchestimator.keras._registry import serialize_keras_object as _serialize_keras_object
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_layer import Input, InputLayer
@@ -89,14 +90,20 @@ __all__ = sorted([
 ])
 
 
-def serialize(layer: Layer) -> dict:
-    """Returns the layer's config as `{"class_name": ..., "config": ...}` (`tf.keras.layers.serialize`)."""
-    return _serialize_keras_object(layer)
+def serialize(layer: Layer, use_legacy_format: bool = False) -> dict:
+    """Returns the layer's config as `{"class_name": ..., "config": ..., "registered_name": ...}`
+    (`tf.keras.layers.serialize`); with `use_legacy_format=True`, as Keras 2.15's legacy
+    format, only `{"class_name": ..., "config": ...}`."""
+    serialized = _serialize_keras_object(layer)
+    return _legacy_form(serialized) if use_legacy_format else serialized
 
 
-def deserialize(config: dict, custom_objects: dict | None = None) -> Layer:
+def deserialize(config: dict, custom_objects: dict | None = None,
+                use_legacy_format: bool = False) -> Layer:
     """Returns the layer `serialize` described (`tf.keras.layers.deserialize`); `custom_objects`
-    maps the names of layers not built in to their classes."""
+    maps the names of layers not built in to their classes. Both formats are read whatever
+    `use_legacy_format` says (the legacy one is the same dict without `registered_name`)."""
+    del use_legacy_format
     return _deserialize_keras_object(config, custom_objects=custom_objects)
 
 

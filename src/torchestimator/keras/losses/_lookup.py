@@ -68,24 +68,28 @@ def _known_names() -> str:
     return ", ".join(sorted(MODULE_OBJECTS, key=str.lower))
 
 
-def serialize(loss: Any) -> Any:
+def serialize(loss: Any, use_legacy_format: bool = False) -> Any:
     """Serializes a loss function or `Loss` instance.
 
     Returns the function's name, or `{'class_name', 'config', 'registered_name'}`
-    for a `Loss` instance; None for None.
+    for a `Loss` instance (`{'class_name', 'config'}` with `use_legacy_format=True`, Keras
+    2.15's legacy format); None for None.
     """
     if loss is None:
         return None
-    return _registry.serialize_keras_object(loss)
+    serialized = _registry.serialize_keras_object(loss)
+    return _registry.legacy_form(serialized) if use_legacy_format else serialized
 
 
-def deserialize(name: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+def deserialize(name: Any, custom_objects: dict[str, Any] | None = None,
+                use_legacy_format: bool = False) -> Any:
     """Turns a serialized loss (a name or a config dict) back into a function or `Loss` instance.
 
     Names of loss classes give a new instance with default arguments; names of
-    functions give the function. Raises ValueError for unknown names, listing
-    the known ones.
+    functions give the function. Both config formats are read whatever `use_legacy_format`
+    says. Raises ValueError for unknown names, listing the known ones.
     """
+    del use_legacy_format
     if isinstance(name, str):
         found = (custom_objects or {}).get(name) or MODULE_OBJECTS.get(name)
         if found is None:

@@ -139,23 +139,28 @@ def _known_names() -> str:
     return ", ".join(sorted(MODULE_OBJECTS, key=str.lower))
 
 
-def serialize(metric: Any) -> Any:
+def serialize(metric: Any, use_legacy_format: bool = False) -> Any:
     """Serializes a metric function or `Metric` instance.
 
-    Returns the function's name or `{'class_name', 'config', 'registered_name'}`;
+    Returns the function's name or `{'class_name', 'config', 'registered_name'}`
+    (`{'class_name', 'config'}` with `use_legacy_format=True`, Keras 2.15's legacy format);
     None for None.
     """
     if metric is None:
         return None
-    return _registry.serialize_keras_object(metric)
+    serialized = _registry.serialize_keras_object(metric)
+    return _registry.legacy_form(serialized) if use_legacy_format else serialized
 
 
-def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None,
+                use_legacy_format: bool = False) -> Any:
     """Turns a serialized metric (a name or a config dict) back into a function or `Metric`.
 
     Class names give a new instance with default arguments; function names the
-    function. Raises ValueError for unknown names, listing the known ones.
+    function. Both config formats are read whatever `use_legacy_format` says. Raises
+    ValueError for unknown names, listing the known ones.
     """
+    del use_legacy_format
     if isinstance(config, str):
         found = (custom_objects or {}).get(config) or MODULE_OBJECTS.get(config)
         if found is None:

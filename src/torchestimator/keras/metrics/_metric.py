@@ -24,6 +24,7 @@ from torchestimator._engine.object_scope import ReusableABCMeta
 from torchestimator._ops.control_ops._context import creation_device
 from torchestimator._torch_private import view_base
 from torchestimator.keras.backend import floatx, unique_object_name
+from torchestimator.keras.engine.call_context import CONTEXT as _CALL_CONTEXT
 from torchestimator.keras.metrics._variable import StateVariable
 
 _IGNORED_KWARGS = {"trainable", "dynamic", "autocast", "mesh"}
@@ -65,6 +66,8 @@ def _wrap_update_state(fn: Callable) -> Callable:
     def update_state(self: Metric, *args: Any, **kwargs: Any) -> Any:
         device = _input_device(args, kwargs)
         if device is not None and device != self._device:
+            if device.type == "meta" and _CALL_CONTEXT.tracing:  # a layer's call in a shape
+                return None  # trace (a functional model's construction): nothing to count
             self._move_state(device)
         if not torch.is_grad_enabled():
             return fn(self, *args, **kwargs)
@@ -323,9 +326,14 @@ class Metric(metaclass=ReusableABCMeta):
         """
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Accumulates statistics (`update_state`) and then returns the metric result value."""
+        """Accumulates statistics (`update_state`) and then returns the metric result value
+        (a tensor result carries the metric as `_metric_obj`, as TF's: a layer's
+        `add_metric(metric(x))` then reports that metric)."""
         self.update_state(*args, **kwargs)
-        return self.result()
+        result = self.result()
+        if type(result) is torch.Tensor:  # (not a state variable itself: Sum's total)
+            result._metric_obj = self
+        return result
 
     # -- serialization ----------------------------------------------------
     def get_config(self) -> dict[str, Any]:

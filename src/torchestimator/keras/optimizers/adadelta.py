@@ -109,6 +109,11 @@ class Adadelta(Optimizer):
     def _kernel_hyperparameters(self) -> dict[str, Any]:
         return {"rho": self.rho, "epsilon": self.epsilon}
 
+    def update_step(self, grad: torch.Tensor, variable: torch.Tensor) -> None:
+        """`Optimizer.update_step` under TF's parameter names for this class (`grad`,
+        `variable`); the built-in rule is applied by `apply_gradients`/`minimize`."""
+        super().update_step(grad, variable)
+
     def get_config(self) -> dict[str, Any]:
         """Returns the config: the base optimizer's keys plus learning_rate, rho, epsilon."""
         config = super().get_config()

@@ -180,6 +180,11 @@ class Adagrad(Optimizer):
             "epsilon_inside_sqrt": self._epsilon_inside_sqrt,
         }
 
+    def update_step(self, grad: torch.Tensor, variable: torch.Tensor) -> None:
+        """`Optimizer.update_step` under TF's parameter names for this class (`grad`,
+        `variable`); the built-in rule is applied by `apply_gradients`/`minimize`."""
+        super().update_step(grad, variable)
+
     def get_config(self) -> dict[str, Any]:
         """Returns the config: the base optimizer's keys plus learning_rate, initial_accumulator_value, epsilon."""
         config = super().get_config()

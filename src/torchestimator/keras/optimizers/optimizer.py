@@ -33,6 +33,7 @@ from torchestimator.keras.optimizers._config import ConfigMixin
 from torchestimator.keras.optimizers._kernel import TorchKernel, dense_grads
 from torchestimator.keras.optimizers._learning_rate import LearningRateMixin
 from torchestimator.keras.optimizers._minimize import MinimizeMixin
+from torchestimator.keras.optimizers._slots import SlotsMixin
 from torchestimator.keras.optimizers._values import IterationsValue
 from torchestimator.train._object_graph import register_keras_class
 
@@ -57,7 +58,8 @@ class _GradientCarrier(torch.autograd.Function):
         return (None, *grads)
 
 
-class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, metaclass=ReusableMeta):
+class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, SlotsMixin,
+                metaclass=ReusableMeta):
     """Abstract optimizer base class (Keras 2.15's `tf.keras.optimizers.Optimizer`).
 
     Args:
@@ -97,7 +99,7 @@ class Optimizer(LearningRateMixin, CheckpointMixin, MinimizeMixin, ConfigMixin, 
     def __init__(
         self,
         name: str,
-        weight_decay: float | None = None,
+        weight_decay: float | None = 0,
         clipnorm: float | None = None,
         clipvalue: float | None = None,
         global_clipnorm: float | None = None,

@@ -403,3 +403,11 @@ class FeatureSpace(Layer):
         `tf.keras.models.load_model(filepath)`."""
 
         saving_lib.save_model(self, filepath)
+
+    def save_own_variables(self, store: Any) -> None:
+        """Writes nothing, as Keras 2.15's: the preprocessors save their own state."""
+        return
+
+    def load_own_variables(self, store: Any) -> None:
+        """Reads nothing, as Keras 2.15's (see `save_own_variables`)."""
+        return

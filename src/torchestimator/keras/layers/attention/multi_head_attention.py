@@ -125,10 +125,12 @@ class MultiHeadAttention(Layer):
     attention_axes = property(lambda self: self._attention_axes, doc="Axes attention runs over.")
 
     # ------------------------------------------------------------------ build
-    def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
-        """Creates the projection weights once the query and value shapes are known."""
+    def build(self, input_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
+        """Marks the layer built, as TF 2.15's (whose weights wait for the first call); given
+        `value_shape` too (Keras 3's form, `input_shape` being the query's shape), creates the
+        projection weights for those shapes."""
         if value_shape is not None:
-            self._build_from_signature(query_shape, value_shape, key_shape)
+            self._build_from_signature(input_shape, value_shape, key_shape)
         self.built = True
 
     def _build_from_signature(self, query_shape: Any, value_shape: Any, key_shape: Any = None) -> None:

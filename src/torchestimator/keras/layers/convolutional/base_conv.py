@@ -250,6 +250,38 @@ class Conv(Layer):
         act = self._act
         return y if act is None else act(y)
 
+    def convolution_op(self, inputs: Any, kernel: Any) -> torch.Tensor:
+        """The layer's convolution of `inputs` with `kernel` (Keras' layout: `kernel_size +
+        (in_channels // groups, filters)`), without bias or activation: TF's
+        `tf.nn.convolution` with the layer's strides, dilation rate and data format, 'same'
+        padding as TF pads it and 'valid' for 'causal' (whose padding `call` adds). The groups
+        follow from the kernel's input channels, as in TF. Subclasses override it to change
+        the convolution (weight standardization, ...)."""
+        x = inputs if isinstance(inputs, torch.Tensor) else torch.as_tensor(inputs)
+        kernel = kernel if isinstance(kernel, torch.Tensor) else torch.as_tensor(kernel)
+        r = self.rank
+        x, lead = self._flatten_batch(x)
+        layout = self._layout
+        if layout.channels_last:
+            x = x.permute(layout.to_torch)
+        weight = kernel.permute((r + 1, r) + tuple(range(r)))
+        if self.padding == "same":
+            spatial = tuple(x.shape[2:])
+            pads = [same_padding(n, k, s, d) for n, k, s, d in
+                    zip(spatial, tuple(kernel.shape[:r]), self.strides, self.dilation_rate)]
+            explicit: list[int] = []
+            for before, after in reversed(pads):  # F.pad lists the last dimension first
+                explicit += [before, after]
+            if any(explicit):
+                x = F.pad(x, explicit)
+        groups = max(1, int(x.shape[1]) // int(kernel.shape[r]))
+        y = self._conv(x, weight, None, self.strides, 0, self.dilation_rate, groups)
+        if layout.channels_last:
+            y = y.permute(layout.from_torch)
+        if lead is not None:
+            y = y.reshape(lead + tuple(y.shape[1:]))
+        return y
+
     def _match_dtypes(self, x: torch.Tensor, weight: torch.Tensor, bias: Any) -> tuple:
         """Casts the weights to a mixed-precision compute dtype, or integer inputs to float."""
         if self._compute_dtype != self._variable_dtype:

@@ -117,9 +117,11 @@ class EinsumDense(Layer):
             y = self.activation(y)
         return y
 
-    def compute_output_shape(self, input_shape: Any) -> tuple:
-        """Returns `(batch,) + output_shape` with the elided dimensions of the input."""
-        _, _, full = analyze_einsum(
+    def compute_output_shape(self, _: Any) -> tuple:
+        """Returns `(batch,) + output_shape` with the elided dimensions of the input shape `_`
+        (TF's name for it)."""
+        input_shape = _
+        *_unused, full = analyze_einsum(
             self.equation, self.bias_axes, tuple(input_shape), self.partial_output_shape
         )
         return tuple(full)

@@ -111,9 +111,10 @@ def trains(layer: Any, training: Any) -> bool:
     """Whether a random layer augments. An explicit `training=` (or the one a Keras front or an
     enclosing call gives: `fit` True, `evaluate`/`predict` False) decides. Otherwise the
     layer's torch mode does, as for every layer here (`model.eval()` stops augmenting,
-    `model.train()` resumes) -- and these layers start in train mode, so a new layer or model
-    called as `data_augmentation(images)` augments, as Keras 2.15's default `training=True`
-    does. Inside an Estimator `model_fn` (TF's rule: no module mode) None counts as True."""
+    `model.train()` resumes: the layer call passes it) -- and these layers start in train
+    mode, so a new layer or model called as `data_augmentation(images)` augments, as Keras
+    2.15's default `training=True` does. Where no mode applies (inside an Estimator
+    `model_fn`, TF's rule) the default True, or an explicit None, augments."""
     if training is not None:
         return bool(training)
     if _module_mode_decides():

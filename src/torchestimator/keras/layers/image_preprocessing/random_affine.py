@@ -52,7 +52,7 @@ class _AffineMixin:
     def _matrices(self, batch: int, height: int, width: int, device: torch.device) -> torch.Tensor:
         raise NotImplementedError
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, each image transformed at random; otherwise the images unchanged."""
         x = convert_inputs(inputs, self._compute_dtype)
         if not trains(self, training):

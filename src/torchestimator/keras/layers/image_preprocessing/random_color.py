@@ -61,7 +61,7 @@ class RandomContrast(Layer):
         self.seed = seed
         self._draws = RandomDraws(seed)
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, the images with a random contrast factor applied and clipped to
         [0, 255]; otherwise the images unchanged."""
         x = convert_inputs(inputs, self._compute_dtype)
@@ -155,7 +155,7 @@ class RandomBrightness(Layer):
         if input_number > 1.0 or input_number < -1.0:
             raise ValueError(self._FACTOR_VALIDATION_ERROR + f"Got {input_number}")
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, each image brightened by its random delta and clipped to
         `value_range`; otherwise the images unchanged."""
         x = convert_inputs(inputs, self._compute_dtype)

@@ -50,7 +50,7 @@ class RandomCrop(Layer):
         self.seed = seed
         self._draws = RandomDraws(seed)
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, a random `(height, width)` window of the images; otherwise (or when
         the images are smaller) the aspect-preserving center crop and resize."""
         x = convert_inputs(inputs, self._compute_dtype)

@@ -59,7 +59,7 @@ class RandomFlip(Layer):
         self.seed = seed
         self._draws = RandomDraws(seed)
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, the images with random flips; otherwise the images unchanged."""
         x = convert_inputs(inputs, self._compute_dtype)
         if not trains(self, training):

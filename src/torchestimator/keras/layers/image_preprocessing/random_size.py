@@ -54,7 +54,7 @@ class _RandomSizeMixin:
         self.seed = seed
         self._draws = RandomDraws(seed)
 
-    def call(self, inputs: Any, training: bool | None = None) -> torch.Tensor:
+    def call(self, inputs: Any, training: bool | None = True) -> torch.Tensor:
         """In training, the images resized along one axis by a random factor (one for the
         whole batch), in the compute dtype; otherwise the images unchanged."""
         if not trains(self, training):

@@ -119,19 +119,52 @@ class GroupNormalization(Layer):
         )
         self.built = True
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        """Returns `inputs` normalized per example and group of channels."""
+    def call(self, inputs: torch.Tensor, mask: Any = None) -> torch.Tensor:
+        """Returns `inputs` normalized per example and group of channels. With `mask`
+        (broadcast to the inputs' shape, as TF's), each group's mean and variance are those of
+        its unmasked entries (weighted by the mask, 0 where a group has none); every entry is
+        normalized."""
         x = inputs
         param = self.gamma if self.gamma is not None else self.beta
         if param is not None and x.dtype != param.dtype:
             x = x.to(param.dtype)
         axis = self._channel_axis
+        if mask is not None:
+            weights = torch.broadcast_to(torch.as_tensor(mask, device=x.device), inputs.shape)
+            weights = weights.to(x.dtype)
+            if axis != 1:
+                weights = weights.movedim(axis, 1)
         if axis != 1:
             x = x.movedim(axis, 1)
-        y = F.group_norm(x, self.groups, self.gamma, self.beta, self.epsilon)
+        if mask is None:
+            y = F.group_norm(x, self.groups, self.gamma, self.beta, self.epsilon)
+        else:
+            y = self._masked_group_norm(x, weights)
         if axis != 1:
             y = y.movedim(1, axis)
         return y if y.dtype == inputs.dtype else y.to(inputs.dtype)
+
+    def _masked_group_norm(self, x: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+        """Group norm of `x` (channels on axis 1) with the moments weighted by `weights` (TF's
+        `tf.nn.weighted_moments`: a zero total weight gives a zero mean and variance)."""
+        batch, channels = x.shape[0], x.shape[1]
+        grouped = (batch, self.groups, channels // self.groups) + tuple(x.shape[2:])
+        xg, wg = x.reshape(grouped), weights.reshape(grouped)
+        dims = tuple(range(2, xg.ndim))
+        total = wg.sum(dims, keepdim=True)
+        safe = torch.where(total == 0, torch.ones_like(total), total)
+        mean = torch.where(total == 0, torch.zeros_like(total), (wg * xg).sum(dims, keepdim=True) / safe)
+        variance = torch.where(
+            total == 0, torch.zeros_like(total),
+            (wg * (xg - mean) ** 2).sum(dims, keepdim=True) / safe,
+        )
+        y = ((xg - mean) * torch.rsqrt(variance + self.epsilon)).reshape(x.shape)
+        shape = (1, channels) + (1,) * (x.ndim - 2)
+        if self.gamma is not None:
+            y = y * self.gamma.reshape(shape)
+        if self.beta is not None:
+            y = y + self.beta.reshape(shape)
+        return y
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """Returns `input_shape` unchanged."""

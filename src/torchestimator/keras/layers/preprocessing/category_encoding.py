@@ -8,6 +8,7 @@ from typing import Any
 import torch
 
 from torchestimator import _dtypes
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.call_context import CONTEXT
 from torchestimator.keras.engine.keras_tensor import KerasTensor
@@ -81,6 +82,11 @@ class CategoryEncoding(Layer):
             inputs, self.output_mode, self.num_tokens, self._compute_dtype,
             sparse=self.sparse, count_weights=count_weights,
         )
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """`(..., num_tokens)` (see `output_mode`)."""

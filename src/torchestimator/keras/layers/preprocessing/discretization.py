@@ -13,9 +13,11 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs, _quantiles
+from torchestimator.keras.layers.preprocessing._adapt import AdaptFunctionMixin
 
 _MODES = (_encoding.INT, _encoding.ONE_HOT, _encoding.MULTI_HOT, _encoding.COUNT)
 _ARRAY_BATCH = 32  # Keras' adapt() batch size for arrays
@@ -26,7 +28,7 @@ def _is_integer_dtype(dtype: Any) -> bool:
         and dtype != torch.bool
 
 
-class Discretization(Layer):
+class Discretization(AdaptFunctionMixin, Layer):
     """A preprocessing layer which buckets continuous features by ranges.
 
     Args:
@@ -187,6 +189,11 @@ class Discretization(Layer):
         if self.bin_boundaries:
             return len(self.bin_boundaries) + 1
         return self.num_bins
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """The input shape ('int'), else with the last axis the number of bins."""

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from torchestimator import _hashing
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs
@@ -106,6 +107,11 @@ class HashedCrossing(Layer):
         if self.output_mode == _encoding.INT:
             return ids.to(self._compute_dtype)
         return _encoding.encode(ids, self.output_mode, self.num_bins, self._compute_dtype, self.sparse)
+
+    def compute_output_signature(self, input_specs: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_specs` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_specs)
 
     def compute_output_shape(self, input_shapes: Any) -> tuple:
         """The inputs' shape ('int'), or with a last axis of `num_bins` ('one_hot')."""

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from torchestimator import _dtypes, _hashing
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs
@@ -117,6 +118,11 @@ class Hashing(Layer):
         if self.output_mode == _encoding.INT:
             return out
         return _encoding.encode(out, self.output_mode, self.num_bins, self._compute_dtype, self.sparse)
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """The input shape ('int'), or `(..., num_bins)` for vector outputs."""

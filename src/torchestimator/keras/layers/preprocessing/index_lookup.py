@@ -12,6 +12,7 @@ vocabulary by binary search (numpy), never one Python call per value.
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -21,9 +22,11 @@ import torch
 from torchestimator import _dtypes, _hashing
 from torchestimator._ragged_tensor import is_ragged
 from torchestimator.data.string_tensor import for_user
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs
+from torchestimator.keras.layers.preprocessing._adapt import AdaptFunctionMixin
 from torchestimator.keras.layers.preprocessing._vocab import (
     TokenCounter,
     VocabTable,
@@ -34,7 +37,10 @@ _MODES = (_encoding.INT, _encoding.ONE_HOT, _encoding.MULTI_HOT, _encoding.COUNT
 _INT64_MAX = np.iinfo(np.int64).max
 
 
-class IndexLookup(Layer):
+_log = logging.getLogger("torchestimator")
+
+
+class IndexLookup(AdaptFunctionMixin, Layer):
     """Maps values from a vocabulary to integer indices (base of StringLookup/IntegerLookup)."""
 
     _supports_ragged_inputs = True  # a RaggedTensor reaches `call` (keras/_ragged_inputs.py)
@@ -151,6 +157,11 @@ class IndexLookup(Layer):
         """The size of the vocabulary, including the mask and OOV indices."""
         return len(self._table) + self._token_start_index()
 
+    def vocab_size(self) -> int:
+        """Deprecated alias of `vocabulary_size()` (it logs a warning, as TF's)."""
+        _log.warning("vocab_size is deprecated, please use vocabulary_size.")
+        return self.vocabulary_size()
+
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
         """Returns the vocabulary as a list (an index's token at that position).
 
@@ -251,6 +262,46 @@ class IndexLookup(Layer):
         if lines and lines[-1] == "":
             lines = lines[:-1]
         return lines if self._string else [int(v) for v in lines]
+
+    # ------------------------------------------------------------------ .keras hooks
+    def save_own_variables(self, store: Any) -> None:
+        """Writes the layer's weights into `store` (Keras 2.15's weights-store hook): in
+        'tf_idf' mode the IDF weights as `store["idf_weights"]`, else nothing (the vocabulary
+        is an asset, `save_assets`)."""
+        if self.output_mode == _encoding.TF_IDF and self._idf is not None:
+            store["idf_weights"] = self._idf.detach().cpu().numpy()
+
+    def load_own_variables(self, store: Any) -> None:
+        """Restores what `save_own_variables` wrote (the IDF weights in 'tf_idf' mode)."""
+        if self.output_mode == _encoding.TF_IDF:
+            self._idf = torch.as_tensor(np.asarray(store["idf_weights"]), dtype=self._output_dtype)
+
+    def save_assets(self, dir_path: str) -> None:
+        """Writes the vocabulary, special tokens included, one per line, to
+        `<dir_path>/vocabulary.txt` (Keras 2.15's assets hook of the `.keras` format); nothing
+        for a layer given its `vocabulary` (its config holds it)."""
+        if self._has_input_vocabulary:
+            return
+        vocabulary = self.get_vocabulary(include_special_tokens=True)
+        with open(os.path.join(dir_path, "vocabulary.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(str(w) for w in vocabulary))
+
+    def load_assets(self, dir_path: str) -> None:
+        """Sets the vocabulary from `<dir_path>/vocabulary.txt` (what `save_assets` wrote);
+        nothing for a layer given its `vocabulary`. In 'tf_idf' mode the IDF weights are left
+        as they are (`load_own_variables` restores them; zeros on a fresh layer), as TF's."""
+        if self._has_input_vocabulary:
+            return
+        with open(os.path.join(dir_path, "vocabulary.txt"), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        values = lines if self._string else [int(line) for line in lines]
+        if self.output_mode == _encoding.TF_IDF:
+            kept = self._idf
+            self.set_vocabulary(values, idf_weights=np.zeros(len(values)))
+            if kept is not None:
+                self._idf = kept
+        else:
+            self.set_vocabulary(values)
 
     def _check_size_unchanged(self, new_size: int) -> None:
         if self.output_mode == _encoding.INT or self.pad_to_max_tokens:
@@ -429,6 +480,11 @@ class IndexLookup(Layer):
                 "argument to the layer, or call `adapt` with some sample data."
             )
         return self.vocabulary_size()
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """The input shape ('int'), or `(..., vocabulary size)` for vector outputs."""

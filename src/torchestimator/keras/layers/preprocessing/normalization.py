@@ -14,10 +14,12 @@ import numpy as np
 import torch
 
 from torchestimator.keras.backend import epsilon
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.engine.layer_utils import _check_object_array
 from torchestimator.keras.layers.preprocessing import _inputs
+from torchestimator.keras.layers.preprocessing._adapt import AdaptFunctionMixin
 
 
 def _listify(value: Any) -> Any:
@@ -28,7 +30,7 @@ def _listify(value: Any) -> Any:
     return value
 
 
-class Normalization(Layer):
+class Normalization(AdaptFunctionMixin, Layer):
     """A preprocessing layer which normalizes continuous features: `(x - mean) / sqrt(var)`.
 
     Args:
@@ -221,6 +223,11 @@ class Normalization(Layer):
         """Nothing to do: `call` reads the `mean` and `variance` weights directly."""
         return None
 
+    def load_own_variables(self, store: Any) -> None:
+        """Assigns the weights (mean, variance, count) from `store`, then `finalize_state()`."""
+        super().load_own_variables(store)
+        self.finalize_state()
+
     # ------------------------------------------------------------------ call
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         """Returns `(inputs - mean) / max(sqrt(variance), epsilon)` (or the inverse), on the
@@ -241,6 +248,11 @@ class Normalization(Layer):
                 f'Normalization "{self.name}" keeps statistics of shape {tuple(self._broadcast_shape)}, '
                 f"which do not broadcast against an input of shape {tuple(x.shape)}."
             ) from None
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """The input shape, with unknown kept axes taking the statistics' sizes (TF's output

@@ -22,9 +22,11 @@ from torchestimator._ops import string_ops
 from torchestimator._ragged_tensor import RaggedTensor
 from torchestimator.errors import FailedPreconditionError
 from torchestimator.keras._registry import deserialize_keras_object, serialize_keras_object
+from torchestimator.keras.engine import shape_inference as _shape_inference
 from torchestimator.keras.engine.base_layer import Layer
 from torchestimator.keras.engine.keras_tensor import KerasTensor
 from torchestimator.keras.layers.preprocessing import _encoding, _inputs, _text
+from torchestimator.keras.layers.preprocessing._adapt import AdaptFunctionMixin
 from torchestimator.keras.layers.preprocessing.string_lookup import StringLookup
 
 _STANDARDIZE = (_text.LOWER_AND_STRIP_PUNCTUATION, _text.LOWER, _text.STRIP_PUNCTUATION)
@@ -43,7 +45,7 @@ def _check_choice(value: Any, allowed: tuple, arg: str, callables: bool) -> None
     )
 
 
-class TextVectorization(Layer):
+class TextVectorization(AdaptFunctionMixin, Layer):
     """A preprocessing layer which maps text features to integer sequences.
 
     Args:
@@ -163,6 +165,26 @@ class TextVectorization(Layer):
         """Sets the vocabulary (a list/array of str or a text file path) and, for 'tf_idf', the
         IDF weights, replacing any vocabulary the layer had."""
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
+        self._has_vocabulary = True
+
+    # ------------------------------------------------------------------ .keras hooks
+    def save_own_variables(self, store: Any) -> None:
+        """The lookup layer's `save_own_variables` (the IDF weights in 'tf_idf' mode)."""
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store: Any) -> None:
+        """The lookup layer's `load_own_variables`."""
+        self._lookup_layer.load_own_variables(store)
+
+    def save_assets(self, dir_path: str) -> None:
+        """Writes the vocabulary to `<dir_path>/vocabulary.txt` (the lookup layer's
+        `save_assets`)."""
+        self._lookup_layer.save_assets(dir_path)
+
+    def load_assets(self, dir_path: str) -> None:
+        """Sets the vocabulary from `<dir_path>/vocabulary.txt` (the lookup layer's
+        `load_assets`)."""
+        self._lookup_layer.load_assets(dir_path)
         self._has_vocabulary = True
 
     # ------------------------------------------------------------------ adapt
@@ -287,6 +309,11 @@ class TextVectorization(Layer):
         for size in reversed(tokens.shape[1:-1]):
             out = RaggedTensor.from_uniform_row_length(out, size, validate=False)
         return out
+
+    def compute_output_signature(self, input_spec: Any) -> Any:
+        """The `TensorSpec`(s) of the outputs for inputs of `input_spec` (TF's name), with the
+        dtype the layer outputs."""
+        return _shape_inference.output_signature(self, input_spec)
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
         """`(batch, output_sequence_length)` in 'int' mode, `(batch, vocabulary size)` else."""

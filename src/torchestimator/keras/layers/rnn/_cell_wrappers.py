@@ -8,6 +8,8 @@ Keras wrappers drop the same way.
 
 from __future__ import annotations
 
+import logging
+import warnings
 from typing import Any
 
 import torch
@@ -18,6 +20,8 @@ from torchestimator.keras._registry import (
 )
 from torchestimator.keras.layers.rnn import _cell_wrapper_impl as _impl
 from torchestimator.keras.layers.rnn.abstract_rnn_cell import AbstractRNNCell
+
+_log = logging.getLogger("torchestimator")
 
 
 class _RNNCellWrapper(AbstractRNNCell):
@@ -49,14 +53,43 @@ class _RNNCellWrapper(AbstractRNNCell):
         """The wrapped cell's initial state."""
         return self.cell.get_initial_state(inputs=inputs, batch_size=batch_size, dtype=dtype)
 
-    def build(self, input_shape: Any) -> None:
+    def zero_state(self, batch_size: int, dtype: Any) -> Any:
+        """The wrapped cell's `zero_state(batch_size, dtype)` (a TF1 cell's zero-filled state;
+        AttributeError for a cell without one, such as a Keras cell: use
+        `get_initial_state`)."""
+        return self.cell.zero_state(batch_size, dtype)
+
+    def add_update(self, updates: Any, inputs: Any = None) -> None:
+        """Runs update callables as `Layer.add_update`; `inputs` is deprecated (TF logs a
+        warning for it) and unused."""
+        if inputs is not None:
+            _log.warning("`add_update` `inputs` kwarg has been deprecated. You no longer need to "
+                         "pass a value to `inputs` as it is being automatically inferred.")
+        super().add_update(updates)
+
+    def get_losses_for(self, inputs: Any) -> list:
+        """Deprecated (TF's Keras 2 layers): warns and returns the layer's `losses`."""
+        warnings.warn("`layer.get_losses_for` is deprecated and will be removed in a future "
+                      "version. Please use `layer.losses` instead.", stacklevel=2)
+        return self.losses
+
+    def get_updates_for(self, inputs: Any) -> list:
+        """Deprecated (TF's Keras 2 layers): warns and returns the layer's updates, none here
+        (updates are applied as they are made)."""
+        warnings.warn("`layer.get_updates_for` is deprecated and will be removed in a future "
+                      "version. Please use `layer.updates` method instead.", stacklevel=2)
+        return []
+
+    def build(self, inputs_shape: Any) -> None:
+        """Builds the wrapped cell for inputs of `inputs_shape` (TF's name)."""
         if not getattr(self.cell, "built", False):
-            self.cell.build(input_shape)
+            self.cell.build(inputs_shape)
         self.built = True
 
-    def call(self, inputs: Any, states: Any, **kwargs: Any) -> Any:
-        """Runs the wrapped cell with the wrapper's behaviour: `(output, new_states)`."""
-        return self._call_wrapped_cell(inputs, states, cell_call_fn=self.cell.__call__,
+    def call(self, inputs: Any, state: Any, **kwargs: Any) -> Any:
+        """Runs the wrapped cell on `inputs` and `state` (TF's name: the cell's states) with
+        the wrapper's behaviour: `(output, new_states)`."""
+        return self._call_wrapped_cell(inputs, state, cell_call_fn=self.cell.__call__,
                                        **kwargs)
 
     def _call_wrapped_cell(self, inputs: Any, state: Any, cell_call_fn: Any,
@@ -194,6 +227,13 @@ class DeviceWrapper(_RNNCellWrapper):
 
         return cell_call_fn(_impl.map_structure(move, inputs), _impl.map_structure(move, state),
                             **kwargs)
+
+    def zero_state(self, batch_size: int, dtype: Any) -> Any:
+        """The wrapped cell's `zero_state(batch_size, dtype)`, on the wrapper's device."""
+        device = _impl._parse_device(self._device)
+        return _impl.map_structure(
+            lambda t: t.to(device) if isinstance(t, torch.Tensor) else t,
+            self.cell.zero_state(batch_size, dtype))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "device": str(self._device)}

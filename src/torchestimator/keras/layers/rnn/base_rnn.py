@@ -15,6 +15,7 @@ projection done for all time steps in one matrix product.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -55,9 +56,11 @@ class RNN(Layer):
         zero_output_for_mask: (keyword) output zeros at masked time steps
             instead of repeating the previous output.
 
-    Call arguments: `inputs` (3D tensor, or a list `[inputs, *initial_states]`),
+    Call arguments: `inputs` (3D tensor, or a list `[inputs, *initial_states, *constants]`),
     `mask` (bool `(batch, timesteps)`, True = use the step), `training`,
-    `initial_state` (list of state tensors; zeros by default).
+    `initial_state` (list of state tensors; zeros by default), `constants` (list of tensors
+    the cell receives unchanged at every step, as `cell.call(x, states, constants=...)`; the
+    cell's `call` must take `constants`).
     """
 
     def __init__(
@@ -96,6 +99,7 @@ class RNN(Layer):
         self.supports_masking = True
         self._states: list[torch.Tensor] | None = None
         self._state_sizes = _utils.flat_state_sizes(cell.state_size)
+        self._num_constants = 0  # the trailing entries of a list input that are constants
 
     # ------------------------------------------------------------------ shapes
     @property
@@ -254,12 +258,10 @@ class RNN(Layer):
         mask: Any = None,
         training: bool | None = None,
         initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
         """Runs the cell over the sequence; returns the last output or all outputs, and states."""
-        if isinstance(inputs, (list, tuple)):
-            if initial_state is None and len(inputs) > 1:
-                initial_state = list(inputs[1:])
-            inputs = inputs[0]
+        inputs, initial_state, constants = self._split_inputs(inputs, initial_state, constants)
         if isinstance(initial_state, torch.Tensor):
             initial_state = [initial_state]
         if isinstance(mask, (list, tuple)):
@@ -273,7 +275,10 @@ class RNN(Layer):
                 mask_tm = mask_tm[..., 0]
             if not self.time_major:
                 mask_tm = mask_tm.transpose(0, 1)
-        seq, last, states = self._run(x, states, mask_tm, bool(training))
+        if constants is not None:
+            seq, last, states = self._loop(x, states, mask_tm, bool(training), constants)
+        else:
+            seq, last, states = self._run(x, states, mask_tm, bool(training))
         if self.stateful and not CONTEXT.tracing:
             self._states = [s.detach() for s in states]
         if self.return_sequences:
@@ -283,6 +288,38 @@ class RNN(Layer):
         if self.return_state:
             return [output] + list(states)
         return output
+
+    def _split_inputs(self, inputs: Any, initial_state: Any, constants: Any) -> tuple:
+        """(inputs, initial_state, constants) of a call, as TF's: a list input is
+        `[inputs, *initial_states, *constants]` (the last `num_constants`, as set by an earlier
+        call's `constants=` or the config); `constants=` sets that count. Raises ValueError
+        when there are constants and the cell's `call` does not take them."""
+        if isinstance(constants, torch.Tensor):
+            constants = [constants]
+        if constants is not None:
+            constants = list(constants)
+            self._num_constants = len(constants)
+        if isinstance(inputs, (list, tuple)):
+            n = self._num_constants
+            rest = list(inputs[1:])
+            if n and constants is None and len(rest) >= n:
+                constants = rest[len(rest) - n:]
+                rest = rest[:len(rest) - n]
+            if initial_state is None and rest:
+                initial_state = rest
+            inputs = inputs[0]
+        if constants is not None:
+            call = getattr(self.cell, "call", None)
+            try:
+                takes = "constants" in inspect.signature(call).parameters
+            except (TypeError, ValueError):
+                takes = False
+            if not takes:
+                raise ValueError(
+                    f"RNN cell {self.cell} does not support constants (its `call` takes no "
+                    f"`constants` argument). Received: constants={constants}"
+                )
+        return inputs, initial_state, constants
 
     def _run(
         self, x: torch.Tensor, states: list, mask_tm: torch.Tensor | None, training: bool
@@ -317,8 +354,10 @@ class RNN(Layer):
             self.go_backwards, self.zero_output_for_mask,
         )
 
-    def _loop(self, x: torch.Tensor, states: list, mask_tm: torch.Tensor | None, training: bool) -> tuple:
-        """The step loop of Keras' `backend.rnn` over time-major `x`."""
+    def _loop(self, x: torch.Tensor, states: list, mask_tm: torch.Tensor | None, training: bool,
+              constants: list | None = None) -> tuple:
+        """The step loop of Keras' `backend.rnn` over time-major `x` (the cell gets
+        `constants=` at every step when there are constants)."""
         cell = self.cell
         if self.go_backwards:
             x = x.flip(0)
@@ -332,13 +371,15 @@ class RNN(Layer):
             raise ValueError(
                 f'Layer "{self.name}" received a sequence with 0 time steps; it needs at least one.'
             )
-        builtin = isinstance(cell, _BuiltinCell)
+        builtin = isinstance(cell, _BuiltinCell) and constants is None
         if builtin:
             projected = cell._project(x, training)
             step_fn = lambda t, s: cell._step(projected[t], s, training)  # noqa: E731
         else:
             accepts_training = getattr(cell, "_call_accepts_training", False)
             kwargs = {"training": training} if accepts_training else {}
+            if constants is not None:
+                kwargs["constants"] = constants
             step_fn = lambda t, s: cell.call(x[t], s, **kwargs)  # noqa: E731
         outputs = []
         previous = None
@@ -377,6 +418,8 @@ class RNN(Layer):
         }
         if self.zero_output_for_mask:
             config["zero_output_for_mask"] = True
+        if self._num_constants:
+            config["num_constants"] = self._num_constants
         return config
 
     def get_config(self) -> dict:
@@ -387,8 +430,12 @@ class RNN(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> RNN:
-        """Creates the layer from `get_config()`'s output (deserializing the cell)."""
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> RNN:
+        """Creates the layer from `get_config()`'s output (deserializing the cell, looking its
+        class up in `custom_objects` too)."""
         config = dict(config)
-        cell = deserialize_keras_object(config.pop("cell"))
-        return cls(cell, **config)
+        num_constants = config.pop("num_constants", 0)
+        cell = deserialize_keras_object(config.pop("cell"), custom_objects=custom_objects)
+        layer = cls(cell, **config)
+        layer._num_constants = num_constants
+        return layer

@@ -4,6 +4,7 @@ same sequence and merges the two outputs (`tf.keras.layers.Bidirectional`)."""
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any
 
 import torch
@@ -20,11 +21,25 @@ _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
 
 
 def _recreate(layer: Layer, name: str, go_backwards: bool | None = None) -> Layer:
+    """A new layer of `layer`'s config, named `name`. As TF's, when its `from_config` takes
+    `custom_objects`, the classes of its cell (and a stack's cells) are passed there, so an
+    RNN over an unregistered custom cell can be copied."""
     config = copy.deepcopy(layer.get_config())
     config["name"] = name
     if go_backwards is not None:
         config["go_backwards"] = go_backwards
-    return type(layer).from_config(config)
+    try:
+        takes_custom = "custom_objects" in inspect.signature(type(layer).from_config).parameters
+    except (TypeError, ValueError):
+        takes_custom = False
+    if not takes_custom:
+        return type(layer).from_config(config)
+    custom_objects = {}
+    cell = getattr(layer, "cell", None)
+    if cell is not None:
+        for c in [cell, *getattr(cell, "cells", [])]:
+            custom_objects[type(c).__name__] = type(c)
+    return type(layer).from_config(config, custom_objects=custom_objects)
 
 
 class Bidirectional(Layer):
@@ -43,9 +58,11 @@ class Bidirectional(Layer):
             it must have the opposite `go_backwards` and the same
             `return_sequences`, `return_state` and `stateful`.
 
-    Call arguments: `inputs`, `mask`, `training`, `initial_state` (the first
-    half goes to the forward layer, the second half to the backward layer).
-    With `return_sequences` the outputs of masked steps are zeros.
+    Call arguments: `inputs` (or a list `[inputs, *initial_states, *constants]`), `mask`,
+    `training`, `initial_state` (the first half goes to the forward layer, the second half
+    to the backward layer), `constants` (passed to both layers, whose `call` must take
+    `constants`, as `RNN`'s does). With `return_sequences` the outputs of masked steps are
+    zeros.
     """
 
     def __init__(
@@ -96,6 +113,7 @@ class Bidirectional(Layer):
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
         self.supports_masking = True
+        self._num_constants = 0  # the trailing entries of a list input that are constants
 
     @property
     def layer(self) -> Layer:
@@ -146,11 +164,22 @@ class Bidirectional(Layer):
         training: bool | None = None,
         mask: Any = None,
         initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
         """Runs both directions and merges them; returns the output (and the states)."""
+        if isinstance(constants, torch.Tensor):
+            constants = [constants]
+        if constants is not None:
+            constants = list(constants)
+            self._num_constants = len(constants)
         if isinstance(inputs, (list, tuple)):
-            if initial_state is None and len(inputs) > 1:
-                initial_state = list(inputs[1:])
+            rest = list(inputs[1:])
+            n = self._num_constants
+            if n and constants is None and len(rest) >= n:
+                constants = rest[len(rest) - n:]
+                rest = rest[:len(rest) - n]
+            if initial_state is None and rest:
+                initial_state = rest
             inputs = inputs[0]
         forward_state = backward_state = None
         if initial_state is not None:
@@ -159,6 +188,8 @@ class Bidirectional(Layer):
         kwargs: dict[str, Any] = {"training": training}
         if mask is not None:
             kwargs["mask"] = mask
+        if constants is not None:
+            kwargs["constants"] = constants
         y = self.forward_layer(inputs, initial_state=forward_state, **kwargs)
         y_rev = self.backward_layer(inputs, initial_state=backward_state, **kwargs)
         states: list = []
@@ -193,7 +224,8 @@ class Bidirectional(Layer):
         return out
 
     def compute_output_spec(
-        self, inputs: Any, training: Any = None, mask: Any = None, initial_state: Any = None
+        self, inputs: Any, training: Any = None, mask: Any = None, initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
         """Returns the symbolic outputs (with the output mask attached)."""
         x = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
@@ -252,14 +284,20 @@ class Bidirectional(Layer):
         config["merge_mode"] = self.merge_mode
         if self._backward_layer_config is not None:
             config["backward_layer"] = self._backward_layer_config
+        if self._num_constants:
+            config["num_constants"] = self._num_constants
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> Bidirectional:
-        """Creates the wrapper from `get_config()`'s output."""
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Bidirectional:
+        """Creates the wrapper from `get_config()`'s output (looking the layers' classes up in
+        `custom_objects` too)."""
         config = copy.deepcopy(config)
-        config["layer"] = deserialize_keras_object(config["layer"])
+        num_constants = config.pop("num_constants", 0)
+        config["layer"] = deserialize_keras_object(config["layer"], custom_objects=custom_objects)
         backward = config.pop("backward_layer", None)
         if backward is not None:
-            config["backward_layer"] = deserialize_keras_object(backward)
-        return cls(**config)
+            config["backward_layer"] = deserialize_keras_object(backward, custom_objects=custom_objects)
+        layer = cls(**config)
+        layer._num_constants = num_constants
+        return layer

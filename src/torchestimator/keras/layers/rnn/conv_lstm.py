@@ -16,6 +16,7 @@ drawn once per sequence and one per gate, as Keras' `DropoutRNNCellMixin`.
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -548,6 +549,24 @@ _ARGS_DOC = """
 """
 
 
+def _init_with_tuple_defaults(rank: int) -> Any:
+    """`_ConvLSTM.__init__` with TF's defaults for rank 2 and 3: `strides` and `dilation_rate`
+    a tuple of `rank` ones (the same convolution as the scalar 1)."""
+    base = _ConvLSTM.__init__
+    names = base.__code__.co_varnames[1:base.__code__.co_argcount]
+    first_default = len(names) - len(base.__defaults__)
+    ones = (1,) * rank
+    defaults = tuple(
+        ones if name in ("strides", "dilation_rate") else value
+        for name, value in zip(names[first_default:], base.__defaults__)
+    )
+    init = types.FunctionType(base.__code__, base.__globals__, "__init__", defaults, base.__closure__)
+    init.__kwdefaults__ = base.__kwdefaults__
+    init.__annotations__ = dict(base.__annotations__)
+    init.__qualname__ = base.__qualname__
+    return init
+
+
 class ConvLSTM1D(_ConvLSTM):
     __doc__ = "1D Convolutional LSTM (`tf.keras.layers.ConvLSTM1D`): an LSTM whose products are 1D convolutions.\n" + \
         _ARGS_DOC.format(n=1, spatial="rows")
@@ -558,9 +577,11 @@ class ConvLSTM2D(_ConvLSTM):
     __doc__ = "2D Convolutional LSTM (`tf.keras.layers.ConvLSTM2D`): an LSTM whose products are 2D convolutions.\n" + \
         _ARGS_DOC.format(n=2, spatial="rows, cols")
     _rank = 2
+    __init__ = _init_with_tuple_defaults(2)
 
 
 class ConvLSTM3D(_ConvLSTM):
     __doc__ = "3D Convolutional LSTM (`tf.keras.layers.ConvLSTM3D`): an LSTM whose products are 3D convolutions.\n" + \
         _ARGS_DOC.format(n=3, spatial="dim1, dim2, dim3")
     _rank = 3
+    __init__ = _init_with_tuple_defaults(3)

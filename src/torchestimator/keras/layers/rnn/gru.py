@@ -18,6 +18,7 @@ from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.layers.rnn import _utils
 from torchestimator.keras.layers.rnn._builtin_rnn import _BuiltinRNN, cell_property
 from torchestimator.keras.layers.rnn._cell_base import _BuiltinCell
+from torchestimator.keras.layers.rnn._dropout import DropoutRNNCellMixin
 
 
 class GRUCell(_BuiltinCell):
@@ -156,7 +157,7 @@ def _zrh_to_rzn(w: torch.Tensor, units: int) -> torch.Tensor:
     return torch.cat([r, z, h], dim=-1)
 
 
-class GRU(_BuiltinRNN):
+class GRU(DropoutRNNCellMixin, _BuiltinRNN):
     """Gated Recurrent Unit - Cho et al. 2014 (`tf.keras.layers.GRU`).
 
     Takes inputs `(batch, timesteps, features)`; returns `(batch, units)`, or

@@ -16,6 +16,7 @@ from torchestimator.keras.engine.input_spec import InputSpec
 from torchestimator.keras.layers.rnn import _utils
 from torchestimator.keras.layers.rnn._builtin_rnn import _BuiltinRNN, cell_property
 from torchestimator.keras.layers.rnn._cell_base import _BuiltinCell
+from torchestimator.keras.layers.rnn._dropout import DropoutRNNCellMixin
 
 
 class LSTMCell(_BuiltinCell):
@@ -146,7 +147,7 @@ class LSTMCell(_BuiltinCell):
         return config
 
 
-class LSTM(_BuiltinRNN):
+class LSTM(DropoutRNNCellMixin, _BuiltinRNN):
     """Long Short-Term Memory layer - Hochreiter 1997 (`tf.keras.layers.LSTM`).
 
     Takes inputs `(batch, timesteps, features)`; returns `(batch, units)`, or

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import torch
@@ -67,8 +68,11 @@ class StackedRNNCells(Layer):
             shape = shape[:-1] + (int(size),)
         self.built = True
 
-    def call(self, inputs: torch.Tensor, states: list, training: bool | None = None) -> tuple:
-        """Runs every cell on one step; returns (last output, new flat states)."""
+    def call(self, inputs: torch.Tensor, states: list, constants: Any = None,
+             training: bool | None = None, **kwargs: Any) -> tuple:
+        """Runs every cell on one step; returns (last output, new flat states). As TF's, a
+        cell whose `call` takes `constants` gets `constants`, one that takes `training` gets
+        `training`, and every cell gets the other keyword arguments."""
         new_states: list = []
         position = 0
         x = inputs
@@ -76,8 +80,12 @@ class StackedRNNCells(Layer):
             n = len(_utils.flat_state_sizes(cell.state_size))
             cell_states = list(states[position:position + n])
             position += n
-            kwargs = {"training": training} if getattr(cell, "_call_accepts_training", False) else {}
-            x, cell_new = cell.call(x, cell_states, **kwargs)
+            cell_kwargs = dict(kwargs)
+            if getattr(cell, "_call_accepts_training", False):
+                cell_kwargs["training"] = training
+            if _takes_constants(cell):
+                cell_kwargs["constants"] = constants
+            x, cell_new = cell.call(x, cell_states, **cell_kwargs)
             if isinstance(cell_new, torch.Tensor):
                 cell_new = [cell_new]
             new_states.extend(cell_new)
@@ -102,8 +110,18 @@ class StackedRNNCells(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> StackedRNNCells:
-        """Creates the stack from `get_config()`'s output."""
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> StackedRNNCells:
+        """Creates the stack from `get_config()`'s output (looking the cells' classes up in
+        `custom_objects` too)."""
         config = dict(config)
-        cells = [deserialize_keras_object(c) for c in config.pop("cells")]
+        cells = [deserialize_keras_object(c, custom_objects=custom_objects)
+                 for c in config.pop("cells")]
         return cls(cells, **config)
+
+
+def _takes_constants(cell: Any) -> bool:
+    """Whether `cell.call` names a `constants` argument (TF's `has_arg`)."""
+    try:
+        return "constants" in inspect.signature(cell.call).parameters
+    except (TypeError, ValueError):
+        return False

@@ -114,10 +114,11 @@ class TimeDistributed(Layer):
         return config
 
     @classmethod
-    def from_config(cls, config: dict) -> TimeDistributed:
-        """Creates the wrapper from `get_config()`'s output."""
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> TimeDistributed:
+        """Creates the wrapper from `get_config()`'s output (looking the wrapped layer's class
+        up in `custom_objects` too)."""
         config = copy.deepcopy(config)
-        layer = deserialize_keras_object(config.pop("layer"))
+        layer = deserialize_keras_object(config.pop("layer"), custom_objects=custom_objects)
         return cls(layer, **config)
 
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import torch
+
 from torchestimator.keras.optimizers import (
     adadelta,
     adagrad,
@@ -48,6 +51,11 @@ class _Legacy:
     """Mixin turning a new optimizer class into its legacy (OptimizerV2) twin."""
 
     _keras_module = "keras.optimizers.legacy"
+    #: The order of the slots in `get_weights()` (TF's creation order): groups of slot names,
+    #: each group interleaved per variable; None: each slot of `_slot_layout` in turn.
+    _legacy_slot_groups: tuple[tuple[str, ...], ...] | None = None
+    #: Whether `get_weights()` holds Nadam's `momentum_cache` after `iterations`.
+    _momentum_cache_weight = False
 
     def _finish_legacy(self, decay: float) -> None:
         self._legacy_decay = decay
@@ -68,6 +76,90 @@ class _Legacy:
         config.update(hyperparameters)
         return config
 
+    def apply_gradients(self, grads_and_vars: Any, name: str | None = None,
+                        experimental_aggregate_gradients: bool = True) -> Any:
+        """Applies `(gradient, variable)` pairs (TF's legacy signature); returns the new
+        `iterations`. `experimental_aggregate_gradients=False` says the gradients are already
+        aggregated across replicas: the update is the same here, where the replicas'
+        gradients are averaged (and averaging gradients every replica holds alike changes
+        nothing)."""
+        del name, experimental_aggregate_gradients
+        return super().apply_gradients(grads_and_vars)
+
+    def minimize(self, loss: Any, var_list: Any = None, grad_loss: Any = None,
+                 name: str | None = None, tape: Any = None) -> Any:
+        """Minimizes `loss` (a tensor, or a zero-argument callable returning one) by updating
+        `var_list`, as `tf.keras.optimizers.Optimizer.minimize` (TF's legacy signature; without
+        `var_list`, inside a `model_fn`, every trainable weight the loss depends on).
+        `grad_loss` is the gradient of the objective with respect to `loss` (the variables
+        then get `d loss/d var` contracted with it, as TF's `tape.gradient(loss, vars,
+        output_gradients=grad_loss)`); None means `d loss = 1`."""
+        del name
+        if grad_loss is not None:
+            loss = _contracted(loss, grad_loss)
+        return super().minimize(loss, var_list, tape=tape)
+
+    def _legacy_weights(self) -> list[torch.Tensor]:
+        """The variables in TF's legacy order (OptimizerV2's `weights`): `iterations`, Nadam's
+        `momentum_cache`, then the slots slot by slot (Ftrl's per variable), then the slots
+        of `add_slot`; [] before the optimizer is built."""
+        if not self._vars and not self._extra_variables:
+            return []
+        out: list[torch.Tensor] = [torch.tensor(self._iterations, dtype=torch.int64)]
+        state = self._kernel.state if self._kernel is not None else {}
+        if self._has_momentum_cache():  # the product of the momentum schedule after `iterations`
+            kernel = self._kernel
+            product = kernel.momentum_product(kernel.param_groups[0], self._iterations)
+            out.append(torch.tensor(product, dtype=torch.float32))
+        groups = self._legacy_slot_groups or tuple((n,) for g in self._slot_layout for n in g)
+        for names in groups:
+            for p in self._vars:
+                slots = state.get(p, {})
+                out.extend(slots[n] for n in names if n in slots)
+        out.extend(self._extra_variables)
+        return out
+
+    @property
+    def weights(self) -> list[torch.Tensor]:
+        """The optimizer's variables in TF's legacy order (those of `get_weights()`)."""
+        return self._legacy_weights()
+
+    def _has_momentum_cache(self) -> bool:
+        return bool(self._momentum_cache_weight and self._vars and self._kernel is not None
+                    and "mu_product" in self._kernel.state.get(self._vars[0], {}))
+
+    def get_weights(self) -> list[Any]:
+        """The optimizer's state as numpy arrays, in TF's legacy order: `iterations`, then the
+        slots slot by slot (Adam's m of each variable, then v; Nadam's `momentum_cache` after
+        `iterations`); [] before the optimizer is built."""
+        return [v.detach().cpu().numpy() for v in self._legacy_weights()]
+
+    def set_weights(self, weights: list[Any]) -> None:
+        """Sets the optimizer's state from arrays in the order of `get_weights()` (TF's legacy
+        order). Raises ValueError for another number of arrays or a shape that differs."""
+        targets = self._legacy_weights()
+        if len(targets) != len(weights):
+            raise ValueError(
+                f"You called `set_weights(weights)` on optimizer {self.name} with a  weight list "
+                f"of length {len(weights)}, but the optimizer was expecting {len(targets)} "
+                f"weights. Provided weights: {str(weights)[:50]}..."
+            )
+        if not targets:
+            return
+        for target, value in zip(targets, weights):
+            if tuple(np.shape(value)) != tuple(target.shape):
+                raise ValueError(
+                    f"Optimizer weight shape {tuple(target.shape)} not compatible with provided "
+                    f"weight shape {tuple(np.shape(value))}."
+                )
+        self.iterations = int(np.asarray(weights[0]))
+        start = 2 if self._has_momentum_cache() else 1  # momentum_cache follows iterations
+        with torch.no_grad():
+            for target, value in zip(targets[start:], weights[start:]):
+                target.copy_(torch.as_tensor(np.asarray(value)).to(dtype=target.dtype, device=target.device))
+        if self._kernel is not None:
+            self._kernel.invalidate_cache()
+
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Optimizer:
         """Creates the optimizer from a legacy (or new-style) config."""
@@ -77,6 +169,23 @@ class _Legacy:
         if isinstance(config.get("learning_rate"), dict):
             config["learning_rate"] = lrs.deserialize(config["learning_rate"], custom_objects=custom_objects)
         return cls(**config)
+
+
+def _contracted(loss: Any, grad_loss: Any) -> Any:
+    """`sum(loss * grad_loss)` (a callable loss gives a callable): its gradient with respect to
+    a variable is `d loss/d var` contracted with `grad_loss`."""
+    def contract(value: Any) -> Any:
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(
+                "minimize(): the loss must be a torch tensor (or a callable returning one) when "
+                f"grad_loss is given. Received: loss={value!r}"
+            )
+        weight = torch.as_tensor(grad_loss, dtype=value.dtype, device=value.device).detach()
+        return (value * weight).sum()
+
+    if callable(loss) and not isinstance(loss, torch.Tensor):
+        return lambda: contract(loss())
+    return contract(loss)
 
 
 class SGD(_Legacy, sgd.SGD):
@@ -257,6 +366,7 @@ class Nadam(_Legacy, nadam.Nadam):
     """
 
     _momentum_decay = 0.004
+    _momentum_cache_weight = True
     _sparse_rule = "rows"  # m and v decay everywhere, the variable moves in the gradient's rows
 
     def __init__(
@@ -312,6 +422,7 @@ class Ftrl(_Legacy, ftrl.Ftrl):
     """Legacy FTRL optimizer (same update rule as `tf.keras.optimizers.Ftrl`)."""
 
     _sparse_rule = "lazy"  # ResourceSparseApplyFtrl(V2)
+    _legacy_slot_groups = (("accumulator", "linear"),)  # TF creates both slots of each variable
 
     def __init__(
         self,
