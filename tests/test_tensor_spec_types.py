@@ -27,8 +27,11 @@ def test_numpy_arrays_and_lists_are_not_tensors():
 
 def test_is_subtype_of():
     general = tf.TensorSpec([None, 4], tf.float32)
-    assert tf.TensorSpec([2, 4], tf.float32, "x").is_subtype_of(general)
-    assert not tf.TensorSpec([2, 4], tf.float32).is_subtype_of(
+    assert tf.TensorSpec([2, 4], tf.float32).is_subtype_of(general)
+    assert not tf.TensorSpec([2, 4], tf.float32, "x").is_subtype_of(general)  # TF: named ones
+    assert tf.TensorSpec([2, 4], tf.float32).is_subtype_of(  # are not subtypes of unnamed ones
+        tf.TensorSpec([None, 4], tf.float32, "x"))
+    assert tf.TensorSpec([2, 4], tf.float32, "x").is_subtype_of(
         tf.TensorSpec([None, 4], tf.float32, "x"))
     assert not tf.TensorSpec([2, 4], tf.float32, "x").is_subtype_of(
         tf.TensorSpec([None, 4], tf.float32, "y"))

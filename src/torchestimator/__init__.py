@@ -77,7 +77,7 @@ _KERAS_ALIASES = {
 }
 _INITIALIZERS = {
     "random_normal_initializer": "RandomNormal", "random_uniform_initializer": "RandomUniform",
-    "zeros_initializer": "Zeros", "ones_initializer": "Ones", "constant_initializer": "Constant",
+    "zeros_initializer": "Zeros", "ones_initializer": "Ones",
 }
 
 
@@ -93,6 +93,7 @@ _LAZY_OPS = {
     **dict.fromkeys(("make_tensor_proto", "make_ndarray"), "tensor_protos"),
     **dict.fromkeys(("fingerprint", "bitcast"), "fingerprint_ops"),
     "edit_distance": "edit_distance_ops",
+    "constant_initializer": "init_ops_v2",  # TF's own Constant(value=0, support_partition=False), not Keras
     **dict.fromkeys(("fftnd", "ifftnd", "rfftnd", "irfftnd"), "fft_nd_ops"),
 }
 # TF's top-level classes, scopes and refused names outside the ops (loaded on first use).

@@ -150,37 +150,37 @@ _BY_NAME = {
 }
 
 
-def as_dtype(value: Any) -> torch.dtype | _StringDType:
-    """Returns the torch dtype (or the `string` marker) named by `value`.
+def as_dtype(type_value: Any) -> torch.dtype | _StringDType:
+    """Returns the torch dtype (or the `string` marker) named by `type_value`.
 
     Accepts TF/Keras names ('float32', 'int64', 'string'), torch dtypes, numpy
     dtypes and Python types (float, int, str, bool).
     """
-    if value is None:
+    if type_value is None:
         raise ValueError("dtype must not be None")
-    if isinstance(value, (torch.dtype, ExtraDType)) or value is string:
-        return value
-    if isinstance(value, str):
+    if isinstance(type_value, (torch.dtype, ExtraDType)) or type_value is string:
+        return type_value
+    if isinstance(type_value, str):
         try:
-            return _BY_NAME[value]
+            return _BY_NAME[type_value]
         except KeyError:
             raise ValueError(
-                f"Unknown dtype {value!r}; expected one of {sorted(_BY_NAME)}"
+                f"Unknown dtype {type_value!r}; expected one of {sorted(_BY_NAME)}"
             ) from None
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (_pybool, np.bool_)):
-        return _by_enum(int(value))
-    if value is float:
+    if isinstance(type_value, (int, np.integer)) and not isinstance(type_value, (_pybool, np.bool_)):
+        return _by_enum(int(type_value))
+    if type_value is float:
         return float32
-    if value is int:
+    if type_value is int:
         return int64
-    if value is str or value is bytes:
+    if type_value is str or type_value is bytes:
         return string
-    if value is _pybool:
+    if type_value is _pybool:
         return bool
     try:
-        np_dtype = np.dtype(value)
+        np_dtype = np.dtype(type_value)
     except TypeError:
-        raise ValueError(f"Cannot interpret {value!r} as a dtype") from None
+        raise ValueError(f"Cannot interpret {type_value!r} as a dtype") from None
     if np_dtype.kind in "OUS":
         return string
     return torch.from_numpy(np.zeros((), dtype=np_dtype)).dtype
@@ -265,6 +265,35 @@ class TensorSpec:
         self.dtype = as_dtype(dtype)
         self.name = name
 
+    @classmethod
+    def from_spec(cls, spec: Any, name: str | None = None) -> TensorSpec:
+        """A TensorSpec with the shape and dtype of `spec` (any spec with `shape`, `dtype` and
+        `name`), named `name`, or `spec.name` when `name` is None or empty (TF's rule)."""
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: str | None = None) -> TensorSpec:
+        """The TensorSpec describing `tensor`: its shape and dtype, and `name`.
+
+        An eager tensor has no name of its own (TF's eager `from_tensor` names the spec `name`
+        only). A graph placeholder, which is a TensorSpec here (`tf.compat.v1.placeholder`), is
+        a symbolic tensor: its spec takes `name`, else the placeholder's name, as TF's does with
+        a graph tensor. A string tensor (a numpy array of str/bytes/objects here) is a tensor
+        of dtype `tf.string`.
+
+        Raises:
+            ValueError: `tensor` is not a tensor (a `tf.Variable`, a Python list, a numpy array
+                of numbers, a SparseTensor, a Keras symbolic input), as TF's.
+        """
+        if isinstance(tensor, TensorSpec):
+            return TensorSpec(tensor.shape, tensor.dtype, name or tensor.name)
+        if isinstance(tensor, torch.Tensor) and not isinstance(tensor, torch.nn.Parameter):
+            # a tf.Variable is a torch Parameter here
+            return TensorSpec(tuple(tensor.shape), tensor.dtype, name)
+        if isinstance(tensor, np.ndarray) and tensor.dtype.kind in "OSU":
+            return TensorSpec(tensor.shape, string, name)
+        raise ValueError(f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
+
     def is_compatible_with(self, spec_or_tensor: Any) -> bool:
         """True when `spec_or_tensor` is a TensorSpec or a tensor with this spec's dtype and a
         compatible shape (an unknown dimension or rank matches any), as TF's. A numpy array of
@@ -284,10 +313,11 @@ class TensorSpec:
 
     def is_subtype_of(self, other: Any) -> bool:
         """True when every tensor this spec describes is one `other` describes: same dtype, a
-        shape at least as specific, and `other` unnamed or named as this one (TF's rule)."""
+        shape at least as specific, and this spec unnamed or named as `other` (TF 2.15's
+        rule: a named spec is not a subtype of an unnamed one)."""
         if not isinstance(other, TensorSpec) or other.dtype != self.dtype:
             return False
-        if other.name is not None and other.name != self.name:
+        if self.name and self.name != other.name:
             return False
         if other.shape is None:
             return True

@@ -9,12 +9,17 @@ columns accept it as a raw feature.
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import numpy as np
 import torch
 
 from torchestimator import _dtypes
+from torchestimator._tensor_shape import TensorShape
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
+SparseTensorValue.__doc__ = "TF1's numpy-side value of a SparseTensor (indices, values, dense_shape)."
 
 
 def _int64_tensor(value: Any, name: str) -> torch.Tensor:
@@ -72,6 +77,37 @@ class SparseTensor:
         out = cls.__new__(cls)
         out.indices, out.values, out.dense_shape = indices, values, dense_shape
         return out
+
+    @classmethod
+    def from_value(cls, sparse_tensor_value: Any) -> SparseTensor:
+        """A SparseTensor of the parts of `sparse_tensor_value`, a SparseTensor or TF1's
+        `tf.compat.v1.SparseTensorValue` (TF's `SparseTensor.from_value`).
+
+        Raises:
+            TypeError: `sparse_tensor_value` is neither.
+        """
+        if not isinstance(sparse_tensor_value, (SparseTensor, SparseTensorValue)):
+            raise TypeError(f"Argument sparse_tensor_value={sparse_tensor_value} "
+                            "is neither a SparseTensor nor SparseTensorValue.")
+        return SparseTensor(indices=sparse_tensor_value.indices,
+                            values=sparse_tensor_value.values,
+                            dense_shape=sparse_tensor_value.dense_shape)
+
+    def get_shape(self) -> TensorShape:
+        """The dense shape as a `tf.TensorShape` (TF's `SparseTensor.get_shape()`)."""
+        return TensorShape(self.shape)
+
+    def set_shape(self, shape: Any) -> None:
+        """TF's eager `SparseTensor.set_shape(shape)`: a shape assertion. Raises ValueError
+        unless the dense shape is compatible with `shape` (a list, tuple or TensorShape whose
+        None entries match any size; None for any shape); changes nothing, since an eager
+        SparseTensor's dense shape is always fully known."""
+        self.get_shape().merge_with(TensorShape(shape))
+
+    def with_values(self, new_values: Any) -> SparseTensor:
+        """A SparseTensor with the same `indices` and `dense_shape` and `new_values` as values
+        (which may have another dtype, but as many elements: ValueError otherwise)."""
+        return SparseTensor(self.indices, new_values, self.dense_shape)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ import torch
 
 from torchestimator import _dtypes
 from torchestimator._ops.convert import convert_to_tensor, dtype_name
-from torchestimator._type_spec import TypeSpec, _dtype_repr, as_shape
+from torchestimator._type_spec import TypeSpec, _dtype_repr, as_shape, type_spec_from_value
 from torchestimator.errors import InvalidArgumentError, OutOfRangeError
 
 
@@ -269,6 +269,15 @@ class TensorArraySpec(TypeSpec):
 
     def _serialize(self) -> tuple:
         return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """True if `other` (a spec or a TensorArray) is a TensorArraySpec of the same dtype and
+        dynamic_size and a compatible element shape (`infer_shape` is not compared, as TF)."""
+        if not isinstance(other, TypeSpec):
+            other = type_spec_from_value(other)
+        return (isinstance(other, TensorArraySpec) and other._dtype == self._dtype
+                and self._element_shape.is_compatible_with(other._element_shape)
+                and self._dynamic_size == other._dynamic_size)
 
     @staticmethod
     def from_value(value: TensorArray) -> TensorArraySpec:

@@ -36,7 +36,12 @@ tensors and inside `Dataset.map`), and `get_shape()`, the shape as a `tf.TensorS
 (`x.get_shape().as_list()`, TF1 code's idiom; `.shape` stays torch's `torch.Size`). Torch
 tensors get both, unless torch has its own.
 
-These four are the only changes to torch's classes the package makes; set the environment
+TF 2 tensors are not hashable, so TF code keys dicts and sets by `t.ref()`: a `Reference`
+hashed and compared by the tensor's identity, whose `deref()` gives the tensor back
+(`experimental_ref()` is TF's deprecated name for it). Torch tensors get both, unless torch has
+its own; a `tf.Variable`'s `ref()` gives the same kind of `Reference`.
+
+These five are the only changes to torch's classes the package makes; set the environment
 variable `TORCHESTIMATOR_TORCH_NUMPY=1` before importing it to keep torch's own behaviour.
 """
 
@@ -107,6 +112,57 @@ def _get_shape(self: torch.Tensor) -> TensorShape:
     return TensorShape(self.shape)
 
 
+class Reference:
+    """A hashable reference to an object (TF's `object_identity.Reference`, what `Tensor.ref()`
+    and `Variable.ref()` return): two references are equal when they wrap the same object, and
+    hash by its `id`; `deref()` gives the object back. A reference is never equal to anything
+    but a reference (TF's documented answer, False); `<` and `>` order references by `id` and
+    raise TypeError for anything else, as TF's."""
+
+    __slots__ = ("_wrapped", "__weakref__")
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+    def deref(self) -> Any:
+        """The referenced object (`x.ref().deref() is x`)."""
+        return self._wrapped
+
+    def _other(self, other: Any) -> Reference:
+        if not isinstance(other, Reference):
+            raise TypeError("Cannot compare wrapped object with unwrapped object")
+        return other
+
+    def __lt__(self, other: Any) -> bool:
+        return id(self._wrapped) < id(self._other(other)._wrapped)
+
+    def __gt__(self, other: Any) -> bool:
+        return id(self._wrapped) > id(self._other(other)._wrapped)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reference) and other._wrapped is self._wrapped
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return id(self._wrapped)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._wrapped!r}>"
+
+
+def _ref(self: torch.Tensor) -> Reference:
+    """TensorFlow's `Tensor.ref()`: a hashable reference to this tensor, to key dicts and sets
+    by tensor (`{t.ref(): ...}`); `.deref()` gives the tensor back."""
+    return Reference(self)
+
+
+def _experimental_ref(self: torch.Tensor) -> Reference:
+    """TensorFlow's `Tensor.experimental_ref()`, the deprecated name of `ref()`."""
+    return Reference(self)
+
+
 def _as_array(value: Any) -> Any:
     """`value` with its tensors (also inside lists and tuples, as `np.concatenate([a, b])` and
     `np.stack` take them) read as NumPy arrays."""
@@ -164,14 +220,15 @@ def _reflected(original: Any) -> Any:
 def install() -> None:
     """Replaces `torch.Tensor.numpy` with TensorFlow's reading, gives tensors NumPy's
     `__array_function__`, lets their reflected operators take a NumPy array on the left and
-    gives them `set_shape`/`get_shape` (see the module docstring), unless `TORCHESTIMATOR_TORCH_NUMPY=1`;
-    installing twice is harmless."""
+    gives them `set_shape`/`get_shape` and `ref`/`experimental_ref` (see the module docstring),
+    unless `TORCHESTIMATOR_TORCH_NUMPY=1`; installing twice is harmless."""
     if os.environ.get(_OPT_OUT, "").strip().lower() in ("1", "true", "yes"):
         return
     torch.Tensor.numpy = _numpy  # type: ignore[method-assign]
     torch.Tensor.__array__ = _array  # type: ignore[method-assign]
     torch.Tensor.__array_function__ = _array_function  # type: ignore[attr-defined]
-    for name, method in (("set_shape", _set_shape), ("get_shape", _get_shape)):
+    for name, method in (("set_shape", _set_shape), ("get_shape", _get_shape), ("ref", _ref),
+                         ("experimental_ref", _experimental_ref)):
         if getattr(torch.Tensor, name, method) is method:  # torch's own would win
             setattr(torch.Tensor, name, method)
     for name in _REFLECTED:

@@ -54,6 +54,25 @@ class Dimension:
         """The dimension as a Python int, or None when unknown."""
         return self._value
 
+    def is_compatible_with(self, other: Any) -> builtins.bool:
+        """True when `other` (a Dimension, an int or None) could be the same dimension: two
+        known values are equal, or one of them is unknown."""
+        other_value = _dim_value(other)
+        return self._value is None or other_value is None or self._value == other_value
+
+    def assert_is_compatible_with(self, other: Any) -> None:
+        """Raises ValueError unless `is_compatible_with(other)`."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {Dimension(other)} are not compatible")
+
+    def merge_with(self, other: Any) -> Dimension:
+        """The Dimension that combines this one and `other`: the known value of either
+        (`Dimension(None).merge_with(3)` is `Dimension(3)`); ValueError if they are
+        incompatible."""
+        other = other if isinstance(other, Dimension) else Dimension(other)
+        self.assert_is_compatible_with(other)
+        return Dimension(other.value if self._value is None else self._value)
+
     def __int__(self) -> int:
         if self._value is None:
             raise TypeError("Cannot convert an unknown Dimension to an int.")
@@ -206,6 +225,32 @@ class TensorShape:
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {other} are not compatible")
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
+
+    def is_subtype_of(self, other: Any) -> builtins.bool:
+        """True when `other` (a TensorShape) can represent this shape: `other` has an unknown
+        rank, or the same rank with each dimension equal or unknown (None) in `other`. Not
+        symmetric: `TensorShape([32, 784])` is a subtype of `TensorShape([None, 784])`, not the
+        reverse. Anything but a TensorShape gives False."""
+        if not isinstance(other, TensorShape):
+            return False
+        if other._dims is None:
+            return True
+        if self.rank != other.rank:
+            return False
+        return all(o is None or s == o for s, o in zip(self._dims, other._dims))  # type: ignore[arg-type]
+
+    def most_specific_common_supertype(self, others: Any) -> TensorShape | None:
+        """The most specific TensorShape that this shape and each of `others` (a sequence of
+        TensorShapes) are subtypes of: dimensions that differ become None, ranks that differ
+        (or an unknown rank) give `TensorShape(None)`. None when one of `others` is not a
+        TensorShape."""
+        if any(not isinstance(other, TensorShape) for other in others):
+            return None
+        if self._dims is None or any(other._dims is None or self.rank != other.rank
+                                     for other in others):
+            return TensorShape(None)
+        return TensorShape([d if all(d == other._dims[i] for other in others) else None
+                            for i, d in enumerate(self._dims)])
 
     def most_specific_compatible_shape(self, other: Any) -> TensorShape:
         """The most specific shape that both shapes are compatible with."""

@@ -216,7 +216,7 @@ class Variable(VariableUpdates, torch.nn.Parameter, metaclass=_VariableMeta):
                     f"{self.name} of shape {list(self.shape)}."
                 )
 
-    def assign(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Variable:
+    def assign(self, value: Any, use_locking: bool = False, name: Any = None, read_value: bool = True) -> Variable:
         """Sets the variable to `value`. Returns the variable."""
         value = self._coerce(value, "assign")
         self._check_shape(value, "assign")
@@ -227,7 +227,7 @@ class Variable(VariableUpdates, torch.nn.Parameter, metaclass=_VariableMeta):
                 self.fill_(value)
         return self
 
-    def assign_add(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Variable:
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True) -> Variable:
         """Adds `delta` to the variable in place. Returns the variable."""
         delta = self._coerce(delta, "assign_add")
         self._check_shape(delta, "assign_add")
@@ -235,7 +235,7 @@ class Variable(VariableUpdates, torch.nn.Parameter, metaclass=_VariableMeta):
             self.add_(delta)
         return self
 
-    def assign_sub(self, delta: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Variable:
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True) -> Variable:
         """Subtracts `delta` from the variable in place. Returns the variable."""
         delta = self._coerce(delta, "assign_sub")
         self._check_shape(delta, "assign_sub")

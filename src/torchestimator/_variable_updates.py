@@ -18,6 +18,7 @@ import torch
 from torchestimator._indexed_slices import IndexedSlices
 from torchestimator._ops import state_ops
 from torchestimator._ops.array_ops._indexing import gather, gather_nd
+from torchestimator._tensor_numpy import Reference
 
 
 def _rows(sparse_delta: Any, op: str) -> tuple[Any, Any]:
@@ -214,7 +215,7 @@ class _SliceAssigner:
     def __init__(self, variable: Any, key: Any, how: str) -> None:
         self._variable, self._key, self._how = variable, key, how
 
-    def __call__(self, value: Any, use_locking: Any = None, name: Any = None, read_value: bool = True) -> Any:
+    def __call__(self, value: Any, use_locking: bool = False, name: Any = None, read_value: bool = True) -> Any:
         variable = self._variable
         value = variable._coerce(value, f"slice {self._how}")
         with torch.no_grad():
@@ -235,21 +236,5 @@ class _SliceAssigner:
         return variable
 
 
-class VariableReference:
-    """A hashable reference to a `tf.Variable`, equal to another reference to the same one."""
-
-    def __init__(self, variable: Any) -> None:
-        self._variable = variable
-
-    def deref(self) -> Any:
-        """The variable this reference names."""
-        return self._variable
-
-    def __hash__(self) -> int:
-        return id(self._variable)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, VariableReference) and other._variable is self._variable
-
-    def __repr__(self) -> str:
-        return f"<Reference wrapping {self._variable!r}>"
+#: What `Variable.ref()` returns: the `Reference` a tensor's `ref()` returns too (TF's one class).
+VariableReference = Reference

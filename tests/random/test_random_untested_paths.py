@@ -57,7 +57,7 @@ def test_uniform_full_int_covers_the_dtype_range():
     assert x.dtype == torch.int32 and tuple(x.shape) == (4000,)
     # full range: values far outside what a [0, 2**16) draw would give, of both signs
     assert int(x.min()) < -(2**30) and int(x.max()) > 2**30
-    y = g.uniform_full_int([2, 3])
+    y = g.uniform_full_int([2, 3], dtype=tf.int64)
     assert y.dtype == torch.int64 and tuple(y.shape) == (2, 3)
     assert int(y.abs().max()) > 2**40
     with pytest.raises(ValueError, match="dtype"):

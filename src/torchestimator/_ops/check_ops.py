@@ -145,11 +145,15 @@ def assert_less_equal(x: Any, y: Any, message: str | None = None, summarize: int
     _binary_assert("<=", "assert_less_equal", torch.le, x, y, None, summarize, message)
 
 
-def _sign_assert(x: Any, sym: str, opname: str, op: Callable, message: Any, summarize: Any) -> None:
+def _sign_assert(x: Any, sym: str, opname: str, op: Callable, message: Any, summarize: Any,
+                 data: Any = None) -> None:
+    """`x sym 0` element-wise, else InvalidArgumentError listing `data` (TF1's argument; by
+    default the message, the condition and `x`)."""
     x = _tensor(x)
     zero = torch.zeros((), dtype=x.dtype, device=x.device)
-    data = [message or "", f"Condition x {sym} 0 did not hold element-wise:",
-            f"x (shape={tuple(x.shape)} dtype={dtype_name(x.dtype)}) = ", x]
+    if data is None:
+        data = [_prefix(message), f"Condition x {sym} 0 did not hold element-wise:",
+                f"x (shape={tuple(x.shape)} dtype={dtype_name(x.dtype)}) = ", x]
     _binary_assert(sym, opname, op, x, zero, data, summarize, None)
 
 
@@ -181,6 +185,13 @@ def assert_near(x: Any, y: Any, rtol: Any = None, atol: Any = None, message: str
                 summarize: int | None = None, name: str | None = None) -> None:
     """Raises InvalidArgumentError unless `|x - y| <= atol + rtol * |y|` element-wise; `rtol`
     and `atol` default to 10 * the dtype's machine epsilon."""
+    _assert_near(x, y, rtol, atol, None, summarize, message)
+
+
+def _assert_near(x: Any, y: Any, rtol: Any, atol: Any, data: Any, summarize: Any,
+                 message: Any) -> None:
+    """`assert_near`, listing `data` (TF1's argument; by default the message, the tolerances,
+    `x` and `y`) when it fails."""
     x, y = binary_operands(x, y, "assert_near")
     x, y = _tensor(x), (y if isinstance(y, torch.Tensor) else torch.as_tensor(y, dtype=x.dtype))
     eps = torch.finfo(x.dtype).eps if (x.is_floating_point() or x.is_complex()) else 0.0
@@ -192,8 +203,10 @@ def assert_near(x: Any, y: Any, rtol: Any = None, atol: Any = None, message: str
         raise shapes_error("assert_near", x.shape, y.shape) from None
     if bool(close.all()):
         return
+    if data is not None:
+        Assert(torch.tensor(False), data, summarize)
     tol_type = _numpy(x).dtype.type if x.is_floating_point() else np.float32
-    data = [message or "",
+    data = [_prefix(message),
             f"x and y not equal to tolerance rtol = {str(tol_type(rtol))}, "
             f"atol = {str(tol_type(atol))}",
             f"x (shape={tuple(x.shape)} dtype={dtype_name(x.dtype)}) = ", x,

@@ -105,7 +105,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 
 def _reshaped_constant(tensor: Any, shape: Any) -> Any:
     """`tf.constant`'s `shape`: the value reshaped, or a one-element value broadcast to it."""
-    shape = tuple(int(d) for d in shape)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
     if isinstance(tensor, np.ndarray):
         return np.broadcast_to(tensor, shape).copy() if tensor.size == 1 else tensor.reshape(shape)
     count = int(np.prod(shape))

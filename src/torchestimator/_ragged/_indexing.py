@@ -23,8 +23,8 @@ class RaggedIndexing:
         starts, lengths = splits[:-1][idx], (splits[1:] - splits[:-1])[idx]
         vals = V.gather(self._values, V.ranges(starts, lengths))
         new = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)])
-        return type(self)(vals, new.to(self._row_splits.dtype), self._uniform_row_length,
-                            internal=True)
+        return type(self)(vals, new.to(self._row_splits.dtype), internal=True,
+                          uniform_row_length=self._uniform_row_length)
 
     def _row(self, i: int) -> Any:
         n = self._nrows()
@@ -86,7 +86,7 @@ class RaggedIndexing:
                 else:
                     vals = vals[(slice(None), *rest)]
             new = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(new_len, 0)])
-            return type(self)(vals, new.to(self._row_splits.dtype), None, internal=True)
+            return type(self)(vals, new.to(self._row_splits.dtype), internal=True)
         if first is Ellipsis and not rest:
             return self
         raise ValueError("Cannot index into an inner ragged dimension.")

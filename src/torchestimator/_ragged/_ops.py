@@ -178,7 +178,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Ragg
         k = len(parts)
         order = (torch.arange(k).reshape(k, 1) * n + torch.arange(n)).T.reshape(-1)
         inner = V.gather(joined, order)
-        return RaggedTensor(inner, torch.arange(n + 1, dtype=torch.int64) * k, None, internal=True)
+        return RaggedTensor(inner, torch.arange(n + 1, dtype=torch.int64) * k, internal=True)
     raise ValueError(f"tf.ragged.stack: axis={axis} is supported for 0 and 1 here; stack the "
                      "rows (axis 0 or 1) and use merge_dims or map_flat_values for deeper axes")
 
@@ -232,7 +232,7 @@ def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
                          f"{ds.tolist()}")
     inner = boolean_mask(data.values, mask.values)
     if mrank > 2:
-        return RaggedTensor(inner, data.row_splits, None, internal=True)
+        return RaggedTensor(inner, data.row_splits, internal=True)
     mv = mask.values.to(torch.int64)
     counts = torch.zeros(mask._nrows(), dtype=torch.int64).index_add_(
         0, mask.value_rowids().to(torch.int64), mv) if mv.numel() else torch.zeros(

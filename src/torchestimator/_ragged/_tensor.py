@@ -35,14 +35,16 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
 
     __slots__ = ("_values", "_row_splits", "_uniform_row_length")
 
-    def __init__(self, values: Any, row_splits: Any, uniform_row_length: int | None = None,
-                 internal: bool = False):
+    def __init__(self, values: Any, row_partition: Any, internal: bool = False,
+                 uniform_row_length: int | None = None):
+        """Private, as TF's: `row_partition` is the row splits tensor (TF's `RowPartition`), and
+        `internal=True` is required; use the factory methods."""
         if not internal:
             raise ValueError(
                 "RaggedTensor constructor is private; please use one of the factory methods "
                 "instead (e.g., RaggedTensor.from_row_lengths())")
         self._values = values
-        self._row_splits = row_splits
+        self._row_splits = row_partition
         self._uniform_row_length = uniform_row_length
 
     # ------------------------------------------------------------------ factories
@@ -55,7 +57,7 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
                 raise ValueError(f"{fn}: values must have rank at least 1; received a scalar")
         if validate:
             V.check_splits(splits, V.nrows_of(values), fn, name)
-        return cls(values, splits, uniform, internal=True)
+        return cls(values, splits, internal=True, uniform_row_length=uniform)
 
     @classmethod
     def from_row_splits(cls, values: Any, row_splits: Any, name: str | None = None,
@@ -227,12 +229,12 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
             keep = V.gather(flat, V.ranges(torch.arange(nrows_inner) * last, lens))
             splits = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lens, 0)])
             uniform = None
-        result: Any = cls(keep, splits.to(sdt), uniform, internal=True)
+        result: Any = cls(keep, splits.to(sdt), internal=True, uniform_row_length=uniform)
         for k in range(ragged_rank - 2, -1, -1):
             n = int(np.prod(outer[:k + 1]))
             width = outer[k + 1]
-            result = cls(result, (torch.arange(n + 1, dtype=torch.int64) * width).to(sdt), width,
-                         internal=True)
+            result = cls(result, (torch.arange(n + 1, dtype=torch.int64) * width).to(sdt),
+                         internal=True, uniform_row_length=width)
         return result
 
     @classmethod
@@ -483,7 +485,8 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
         if V.nrows_of(new) != V.nrows_of(self._values):
             raise ValueError(f"with_values: new_values must have {V.nrows_of(self._values)} rows "
                              f"(as values); received {V.nrows_of(new)}")
-        return RaggedTensor(new, self._row_splits, self._uniform_row_length, internal=True)
+        return RaggedTensor(new, self._row_splits, internal=True,
+                            uniform_row_length=self._uniform_row_length)
 
     def with_flat_values(self, new_values: Any) -> RaggedTensor:
         """A copy with `flat_values` replaced (same nested row_splits)."""
@@ -496,7 +499,8 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
         d = V.splits_dtype(dtype, "dtype")
         vals = self._values.with_row_splits_dtype(d) if isinstance(self._values, RaggedTensor) \
             else self._values
-        return RaggedTensor(vals, self._row_splits.to(d), self._uniform_row_length, internal=True)
+        return RaggedTensor(vals, self._row_splits.to(d), internal=True,
+                            uniform_row_length=self._uniform_row_length)
 
     def merge_dims(self, outer_axis: int, inner_axis: int) -> Any:
         """Merges dimensions `outer_axis..inner_axis` into one (a dense tensor when all
@@ -520,7 +524,7 @@ class RaggedTensor(RaggedIndexing, RaggedMath):
             else:
                 splits = splits * int(np.prod(vals.shape[1:inner]))
                 merged = vals.reshape((-1, *vals.shape[inner:]))
-            return RaggedTensor(merged, splits.to(self._row_splits.dtype), None, internal=True)
+            return RaggedTensor(merged, splits.to(self._row_splits.dtype), internal=True)
         # outer == 0: drop this partition, then merge the rest of values' leading dims
         vals = self._values
         if inner == 1:

@@ -31,22 +31,32 @@ UNAUTHENTICATED = 16
 
 
 class OpError(Exception):
-    """The base class of TensorFlow's op errors: `OpError(node_def, op, message[, error_code])`.
+    """The base class of TensorFlow's op errors: `OpError(node_def, op, message, error_code)`.
 
     `error_code` is the canonical code of the class (`tf.errors.INVALID_ARGUMENT` for
     `InvalidArgumentError`, ...; `UNKNOWN` for `OpError` itself), as TensorFlow sets it."""
 
     _code = UNKNOWN
 
-    def __init__(self, node_def: Any = None, op: Any = None, message: str = "", *args: Any):
+    def __init__(self, node_def: Any = None, op: Any = None, message: str = "",
+                 error_code: int | None = None, *args: Any):
         if op is None and not message and isinstance(node_def, str):
             node_def, message = None, node_def  # OpError("message") as a convenience
+        if error_code is not None and not isinstance(error_code, int):
+            # a subclass's `InvalidArgumentError(node_def, op, message, payloads)`
+            args, error_code = (error_code, *args), None
         super().__init__(message)
         self.node_def = node_def
         self.op = op
         self.message = message
-        if args and isinstance(args[0], int):  # OpError(node_def, op, message, error_code)
-            self._code = args[0]
+        if error_code is not None:  # OpError(node_def, op, message, error_code)
+            self._code = error_code
+        self._payloads = args[0] if args else {}
+
+    @property
+    def experimental_payloads(self) -> Any:
+        """The details given after the message (TF's Abseil-style payloads dict; {} if none)."""
+        return self._payloads
 
     @property
     def error_code(self) -> int:

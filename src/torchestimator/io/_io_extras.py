@@ -99,9 +99,18 @@ def _dense_shape(sparse: SparseTensor) -> torch.Tensor:
     return sparse.dense_shape.to(torch.int64)
 
 
-def serialize_sparse(sp_input: SparseTensor, out_type: Any = None, name: str | None = None) -> np.ndarray:
+def _check_out_type(op: str, out_type: Any) -> None:
+    """Only `tf.string` output is supported (TF's `tf.variant` holds graph-only variant tensors)."""
+    if out_type is not None and as_dtype(out_type) is not string:
+        raise NotImplementedError(
+            f"{op}: out_type={out_type!r} is not supported; only out_type=tf.string (the "
+            "default) is: there are no variant tensors here.")
+
+
+def serialize_sparse(sp_input: SparseTensor, out_type: Any = string, name: str | None = None) -> np.ndarray:
     """A `SparseTensor` as 3 strings: the serialized `TensorProto`s of its indices, values and
-    dense shape (TF's format)."""
+    dense shape (TF's format). `out_type` must be `tf.string`."""
+    _check_out_type("serialize_sparse", out_type)
     if not isinstance(sp_input, SparseTensor):
         raise TypeError(f"serialize_sparse: sp_input must be a SparseTensor; received {type(sp_input).__name__}.")
     values = sp_input.values if isinstance(sp_input.values, np.ndarray) else sp_input.values.numpy()
@@ -126,9 +135,10 @@ def _content_proto(array: np.ndarray) -> Any:
     return proto
 
 
-def serialize_many_sparse(sp_input: SparseTensor, out_type: Any = None, name: str | None = None) -> np.ndarray:
+def serialize_many_sparse(sp_input: SparseTensor, out_type: Any = string, name: str | None = None) -> np.ndarray:
     """Each row (first dimension) of a `SparseTensor` serialized as `serialize_sparse` does:
-    [rows, 3] strings."""
+    [rows, 3] strings. `out_type` must be `tf.string`."""
+    _check_out_type("serialize_many_sparse", out_type)
     if not isinstance(sp_input, SparseTensor):
         raise TypeError(f"serialize_many_sparse: sp_input must be a SparseTensor; received {type(sp_input).__name__}.")
     shape = _dense_shape(sp_input)

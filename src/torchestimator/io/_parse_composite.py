@@ -60,8 +60,8 @@ def parse_composite(parse: Callable, serialized: Any, features: Mapping, name: A
             _need(extra, spec.value_key, spec.dtype, key)
         else:
             plain[key] = spec
-    out = parse(serialized, plain, name, example_names) if plain else {}
-    lists = parse(serialized, extra, name, example_names)
+    out = parse(serialized, plain, example_names=example_names, name=name) if plain else {}
+    lists = parse(serialized, extra, example_names=example_names, name=name)
     batch = None
     for key, spec in features.items():
         if key in plain:

@@ -86,8 +86,8 @@ def _names(example_names: Any, n: int) -> Sequence[Any] | None:
     return names
 
 
-def parse_example(serialized: Any, features: Mapping[str, Any], name: str | None = None,
-                  example_names: Any = None) -> dict[str, Any]:
+def parse_example(serialized: Any, features: Mapping[str, Any], example_names: Any = None,
+                  name: str | None = None) -> dict[str, Any]:
     """Parses a batch of serialized `tf.train.Example` protos (TF's `tf.io.parse_example`).
 
     Returns a dict from each key of `features` to a torch tensor [batch, *shape]
@@ -129,8 +129,8 @@ def _unbatch(value: Any) -> Any:
     return value[0]
 
 
-def parse_single_example(serialized: Any, features: Mapping[str, Any], name: str | None = None,
-                         example_names: Any = None) -> dict[str, Any]:
+def parse_single_example(serialized: Any, features: Mapping[str, Any], example_names: Any = None,
+                         name: str | None = None) -> dict[str, Any]:
     """Parses one serialized `tf.train.Example` (TF's `tf.io.parse_single_example`).
 
     As `parse_example` without the batch dimension: a `FixedLenFeature` gives
@@ -143,5 +143,5 @@ def parse_single_example(serialized: Any, features: Mapping[str, Any], name: str
             "parse_single_example takes one serialized Example (bytes); received "
             f"{type(serialized).__name__}. For a batch use tf.io.parse_example.")
     names = None if example_names is None else [example_names]
-    parsed = parse_example([serialized], features, name, names)
+    parsed = parse_example([serialized], features, example_names=names, name=name)
     return {key: _unbatch(value) for key, value in parsed.items()}

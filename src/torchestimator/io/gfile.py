@@ -14,15 +14,16 @@ or the new one, never a part).
 
 The implementation is `torchestimator._engine.gfile` (the storage layer, which the
 checkpoint and file-reading code below `io` use too); this module re-exports the
-same objects.
+same objects, except `copy` and `rename`, which take TF's argument names (`src`, `dst`).
 """
+
+from typing import Any
 
 from torchestimator._engine.gfile import FileStatistics as FileStatistics
 from torchestimator._engine.gfile import (
     GFile,
     Open,
     atomic_write_bytes,
-    copy,
     exists,
     get_registered_schemes,
     glob,
@@ -32,12 +33,25 @@ from torchestimator._engine.gfile import (
     makedirs,
     mkdir,
     remove,
-    rename,
     rmtree,
     stat,
     walk,
 )
 from torchestimator._engine.gfile import _split as _split  # estimator.py resolves URLs with it
+from torchestimator._engine.gfile import copy as _copy
+from torchestimator._engine.gfile import rename as _rename
+
+
+def copy(src: Any, dst: Any, overwrite: bool = False) -> None:
+    """Copies the file `src` to `dst` (across filesystems too). AlreadyExistsError if `dst`
+    exists and `overwrite` is False; NotFoundError if `src` does not exist."""
+    _copy(src, dst, overwrite)
+
+
+def rename(src: Any, dst: Any, overwrite: bool = False) -> None:
+    """Renames (moves) the file or directory `src` to `dst`. AlreadyExistsError if `dst` exists
+    and `overwrite` is False. Atomic on a local filesystem; copy-then-delete on object stores."""
+    _rename(src, dst, overwrite)
 
 __all__ = [
     "GFile",

@@ -286,9 +286,10 @@ def slice(sp_input: SparseTensor, start: Any, size: Any, name: str | None = None
     return SparseTensor._from_parts(sp.indices[keep] - st, _take(sp.values, keep), shape)
 
 
-def concat(axis: int, sp_inputs: list, name: str | None = None,
-           expand_nonconcat_dims: bool = False) -> SparseTensor:
-    """Concatenates SparseTensors along `axis` (`tf.sparse.concat`)."""
+def concat(axis: int, sp_inputs: list, expand_nonconcat_dims: bool = False,
+           name: str | None = None) -> SparseTensor:
+    """Concatenates SparseTensors along `axis` (`tf.sparse.concat`). The other dimensions must
+    match, unless `expand_nonconcat_dims`: then each is the largest of the inputs'."""
     sps = [_check(s, "sp_inputs") for s in sp_inputs]
     rank = sps[0].dense_shape.shape[0]
     ax = int(axis) % rank
@@ -421,20 +422,29 @@ def _segment(data: Any, indices: Any, segment_ids: Any, num_segments: int | None
 
 
 def segment_sum(data: Any, indices: Any, segment_ids: Any, num_segments: int | None = None,
-                name: str | None = None) -> torch.Tensor:
-    """Sums data[indices] rows per segment id (`tf.sparse.segment_sum`)."""
+                name: str | None = None, sparse_gradient: bool = False) -> torch.Tensor:
+    """Sums data[indices] rows per segment id (`tf.sparse.segment_sum`).
+
+    `sparse_gradient=True` makes TF's gradient an `IndexedSlices`; here the gradient with
+    respect to `data` is always the dense tensor of the same values."""
     return _segment(data, indices, segment_ids, num_segments, "sum")
 
 
 def segment_mean(data: Any, indices: Any, segment_ids: Any, num_segments: int | None = None,
-                 name: str | None = None) -> torch.Tensor:
-    """Means of data[indices] rows per segment id (`tf.sparse.segment_mean`)."""
+                 name: str | None = None, sparse_gradient: bool = False) -> torch.Tensor:
+    """Means of data[indices] rows per segment id (`tf.sparse.segment_mean`).
+
+    `sparse_gradient=True` makes TF's gradient an `IndexedSlices`; here the gradient with
+    respect to `data` is always the dense tensor of the same values."""
     return _segment(data, indices, segment_ids, num_segments, "mean")
 
 
 def segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, num_segments: int | None = None,
-                   name: str | None = None) -> torch.Tensor:
-    """Sum of data[indices] rows per segment divided by sqrt(count) (`segment_sqrt_n`)."""
+                   name: str | None = None, sparse_gradient: bool = False) -> torch.Tensor:
+    """Sum of data[indices] rows per segment divided by sqrt(count) (`segment_sqrt_n`).
+
+    `sparse_gradient=True` makes TF's gradient an `IndexedSlices`; here the gradient with
+    respect to `data` is always the dense tensor of the same values."""
     return _segment(data, indices, segment_ids, num_segments, "sqrt_n")
 
 

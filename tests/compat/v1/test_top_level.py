@@ -55,7 +55,7 @@ def test_random_seeds_as_tf1():
 
 
 def test_tf1_names_of_tf2_functions_and_namespaced_ones():
-    assert v1.log is tf.math.log and v1.svd is tf.linalg.svd and v1.parse_example is tf.io.parse_example
+    assert v1.log is tf.math.log and v1.svd is tf.linalg.svd and v1.read_file is tf.io.read_file
     assert v1.matmul is tf.matmul and v1.where_v2 is tf.where and v1.reverse_v2 is tf.reverse
     assert v1.matrix_inverse(tf.constant([[2.0, 0.0], [0.0, 4.0]])).tolist() == [[0.5, 0.0], [0.0, 0.25]]
 

@@ -66,21 +66,45 @@ truncatediv = _binary(lambda x, y: torch.div(x, y, rounding_mode="trunc"), "trun
 truncatemod = _binary(torch.fmod, "truncatemod", _REAL, True,
                       "Returns the element-wise remainder of division with the sign of x, as C's "
                       "fmod (TF's `tf.truncatemod`).")
-atan2 = _binary(torch.atan2, "atan2", _FLOATS, False,
-                "Computes arctangent of y/x element-wise, respecting the signs of the arguments "
-                "(TF's `tf.math.atan2(y, x)`).")
-nextafter = _binary(torch.nextafter, "nextafter", frozenset({torch.float32, torch.float64}),
-                    False, "Returns the next representable value of x1 in the direction of x2, "
-                    "element-wise (TF's `tf.math.nextafter`).")
-igamma = _binary(torch.special.gammainc, "igamma", frozenset({torch.float32, torch.float64}),
-                 False, "Computes the lower regularized incomplete Gamma function P(a, x) "
-                 "(TF's `tf.math.igamma`).")
-igammac = _binary(torch.special.gammaincc, "igammac", frozenset({torch.float32, torch.float64}),
-                  False, "Computes the upper regularized incomplete Gamma function Q(a, x) "
-                  "(TF's `tf.math.igammac`).")
-zeta = _binary(torch.special.zeta, "zeta", frozenset({torch.float32, torch.float64}), False,
-               "Computes the Hurwitz zeta function zeta(x, q) (TF's `tf.math.zeta`).")
+_atan2 = _binary(torch.atan2, "atan2", _FLOATS, False, "atan2(y, x).")
+_nextafter = _binary(torch.nextafter, "nextafter", frozenset({torch.float32, torch.float64}),
+                     False, "nextafter(x1, x2).")
+_igamma = _binary(torch.special.gammainc, "igamma", frozenset({torch.float32, torch.float64}),
+                  False, "igamma(a, x).")
+_igammac = _binary(torch.special.gammaincc, "igammac", frozenset({torch.float32, torch.float64}),
+                   False, "igammac(a, x).")
+_zeta = _binary(torch.special.zeta, "zeta", frozenset({torch.float32, torch.float64}), False,
+                "zeta(x, q).")
 
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """Computes arctangent of y/x element-wise, respecting the signs of the arguments (TF's
+    `tf.math.atan2(y, x)`)."""
+    return _atan2(y, x)
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
+    """Returns the next representable value of x1 in the direction of x2, element-wise (TF's
+    `tf.math.nextafter(x1, x2)`)."""
+    return _nextafter(x1, x2)
+
+
+def igamma(a: Any, x: Any, name: str | None = None) -> Tensor:
+    """Computes the lower regularized incomplete Gamma function P(a, x) (TF's
+    `tf.math.igamma(a, x)`)."""
+    return _igamma(a, x)
+
+
+def igammac(a: Any, x: Any, name: str | None = None) -> Tensor:
+    """Computes the upper regularized incomplete Gamma function Q(a, x) (TF's
+    `tf.math.igammac(a, x)`)."""
+    return _igammac(a, x)
+
+
+def zeta(x: Any, q: Any, name: str | None = None) -> Tensor:
+    """Computes the Hurwitz zeta function zeta(x, q) = sum_n (q + n)^-x (TF's
+    `tf.math.zeta(x, q)`)."""
+    return _zeta(x, q)
 
 def _xlogy(x: Tensor, y: Tensor) -> Tensor:
     return torch.where(x == 0, torch.zeros_like(x), torch.xlogy(x, y))

@@ -55,8 +55,14 @@ log_sigmoid = _unary(F.logsigmoid, "log_sigmoid", _FLOATS,
                      "`tf.math.log_sigmoid`).")
 tanh = _unary(torch.tanh, "tanh", _FLOAT_COMPLEX,
               "Computes hyperbolic tangent of x element-wise (TF's `tf.math.tanh`).")
-softplus = _unary(F.softplus, "softplus", _FLOATS,
-                  "Computes log(exp(features) + 1) element-wise (TF's `tf.math.softplus`).")
+_softplus = _unary(F.softplus, "softplus", _FLOATS, "softplus(features).")
+
+
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    """Computes log(exp(features) + 1) element-wise (TF's `tf.math.softplus(features)`)."""
+    return _softplus(features)
+
+
 sin = _unary(torch.sin, "sin", _FLOAT_COMPLEX,
              "Computes sine of x element-wise (TF's `tf.math.sin`).")
 cos = _unary(torch.cos, "cos", _FLOAT_COMPLEX,

@@ -244,17 +244,34 @@ def scale_regularization_loss(regularization_loss: Any) -> Tensor:
     return _floating(regularization_loss, "scale_regularization_loss", "regularization_loss").sum()
 
 
-def _weights_matrix(weights: Any) -> Tensor:
-    """`weights` as one [num_classes, dim] matrix (a list of shards is TF 2's 'div'
-    partition: contiguous blocks, concatenated in order)."""
-    if isinstance(weights, (list, tuple)):
-        return torch.cat([convert_to_tensor(w) for w in weights], dim=0)
-    return convert_to_tensor(weights)
+def _weights_matrix(weights: Any, partition_strategy: str = "div") -> Tensor:
+    """`weights` as one [num_classes, ...] tensor. A list of shards is partitioned as
+    `tf.nn.embedding_lookup` does: 'div' (TF 2's) holds contiguous blocks of ids, in order;
+    'mod' (TF 1's default) holds id `i` in shard `i % len(shards)`, row `i // len(shards)`."""
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}."
+                         "Must be one of either `mod` or `div`.")
+    if not isinstance(weights, (list, tuple)):
+        return convert_to_tensor(weights)
+    shards = on_one_device([convert_to_tensor(w) for w in weights])
+    full = torch.cat(shards, dim=0)
+    if partition_strategy == "div" or len(shards) == 1:
+        return full
+    n, total = len(shards), full.shape[0]
+    sizes = [(total - i + n - 1) // n for i in range(n)]  # shard i holds ids i, i + n, ...
+    if [int(s.shape[0]) for s in shards] != sizes:
+        raise ValueError(f"partition_strategy='mod': shards of {total} ids must have {sizes} rows; "
+                         f"received {[int(s.shape[0]) for s in shards]}.")
+    starts = [sum(sizes[:i]) for i in range(n)]
+    ids = torch.arange(total)
+    rows = torch.tensor(starts)[ids % n] + ids // n
+    return full[rows.to(full.device)]
 
 
 def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
                             num_classes: int, num_true: int, sampled_values: Any, subtract_log_q: bool,
-                            remove_accidental_hits: bool, seed: int | None, owner: str) -> tuple[Tensor, Tensor]:
+                            remove_accidental_hits: bool, seed: int | None, owner: str,
+                            partition_strategy: str = "div") -> tuple[Tensor, Tensor]:
     """TF's `_compute_sampled_logits`: the logits of the true classes and of the sampled
     negatives ([batch, num_true + num_sampled]) and their labels (1 / num_true, then 0)."""
     from torchestimator._ops import (  # lazy: heavy (torchestimator._ops.candidate_sampling_ops, 279 ms)
@@ -268,9 +285,8 @@ def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
         raise ValueError(f"{owner}: labels must be [batch_size, num_true={num_true}]; received shape "
                          f"{tuple(labels.shape)}.")
     inputs = convert_to_tensor(inputs)
-    w = _weights_matrix(weights)
-    b = convert_to_tensor(biases) if not isinstance(biases, (list, tuple)) else torch.cat(
-        [convert_to_tensor(x) for x in biases])
+    w = _weights_matrix(weights, partition_strategy)
+    b = _weights_matrix(biases, partition_strategy)
     if w.shape[0] != num_classes or b.shape[0] != num_classes:
         raise ValueError(f"{owner}: weights ({tuple(w.shape)}) and biases ({tuple(b.shape)}) must have "
                          f"num_classes={num_classes} rows.")
@@ -313,9 +329,17 @@ def nce_loss(
     `tf.random.log_uniform_candidate_sampler`, unique), logits corrected by the log of each
     class' expected count. `weights` [num_classes, dim] (or a list of 'div' shards),
     `biases` [num_classes], `labels` [batch, num_true], `inputs` [batch, dim]."""
+    return _nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                     sampled_values, remove_accidental_hits, "div")
+
+
+def _nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+              num_classes: int, num_true: int, sampled_values: Any, remove_accidental_hits: bool,
+              partition_strategy: str) -> Tensor:
+    """`nce_loss` with shards of `weights` and `biases` partitioned by `partition_strategy`."""
     logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
                                               num_true, sampled_values, True, remove_accidental_hits, None,
-                                              "nce_loss")
+                                              "nce_loss", partition_strategy)
     losses = torch.clamp(logits, min=0) - logits * targets + torch.log1p(torch.exp(-logits.abs()))
     return losses.sum(dim=1)
 
@@ -336,7 +360,17 @@ def sampled_softmax_loss(
     """The sampled softmax loss of each example ([batch]): softmax cross entropy over the true
     classes and `num_sampled` negatives (default sampler: log-uniform, unique), with
     accidental hits of a true class among the negatives removed (`remove_accidental_hits`)."""
+    return _sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                                 sampled_values, remove_accidental_hits, seed, "div")
+
+
+def _sampled_softmax_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+                          num_classes: int, num_true: int, sampled_values: Any,
+                          remove_accidental_hits: bool, seed: int | None,
+                          partition_strategy: str) -> Tensor:
+    """`sampled_softmax_loss` with shards of `weights` and `biases` partitioned by
+    `partition_strategy`."""
     logits, targets = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
                                               num_true, sampled_values, True, remove_accidental_hits, seed,
-                                              "sampled_softmax_loss")
+                                              "sampled_softmax_loss", partition_strategy)
     return -(targets.detach() * torch.log_softmax(logits, dim=1)).sum(dim=1)

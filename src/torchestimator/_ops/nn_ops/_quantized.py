@@ -13,6 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from torchestimator import _dtypes
 from torchestimator._ops.convert import dtype_name
 from torchestimator._ops.nn_ops._common import Tensor
 from torchestimator._ops.nn_ops._data_format import _padding, _spatial
@@ -30,6 +31,20 @@ def _quantized(value: Any, op: str, arg: str) -> Tensor:
         raise TypeError(f"{op}: `{arg}` must be a quantized tensor (uint8 for quint8, int8 for "
                         f"qint8, int16, int32), got {dtype_name(value.dtype)}.")
     return value
+
+
+#: Each quantized dtype's storage here (TF's quint8 is a uint8 tensor, ...).
+_STORAGE_OF = {"quint8": "uint8", "qint8": "int8", "qint16": "int16", "qint32": "int32"}
+
+
+def _check_out_type(op: str, out_type: Any, want: str) -> None:
+    """TF's kernel makes only `want` (quint8, qint32, ...); its storage dtype is accepted too."""
+    try:
+        have = dtype_name(_dtypes.as_dtype(out_type))
+    except (TypeError, ValueError):
+        have = repr(out_type)
+    if have not in (want, _STORAGE_OF[want]):
+        raise TypeError(f"{op}: `out_type` must be {want} (TF's kernel makes no other), got {have}.")
 
 
 def _scalar(value: Any, op: str, arg: str) -> float:
@@ -148,7 +163,7 @@ def quantized_max_pool(input: Any, min_input: Any, max_input: Any, ksize: Any, s
 
 
 def quantized_relu_x(features: Any, max_value: Any, min_features: Any, max_features: Any,
-                     out_type: Any = torch.uint8, name: str | None = None
+                     out_type: Any = _dtypes.quint8, name: str | None = None
                      ) -> tuple[Tensor, Tensor, Tensor]:
     """Computes the quantized rectified linear `min(max(features, 0), max_value)` (TF1's
     `tf.compat.v1.nn.quantized_relu_x`, after TF's QuantizedReluX kernel): the quantized
@@ -164,9 +179,8 @@ def quantized_relu_x(features: Any, max_value: Any, min_features: Any, max_featu
     hi = _scalar(max_features, op, "max_features")
     top = _scalar(max_value, op, "max_value")
     _check_range(op, lo, hi, ("min_features", "max_features"))
-    if out_type not in (torch.uint8, q.dtype) and dtype_name(out_type) not in ("quint8",
-                                                                                "uint8"):
-        raise TypeError(f"{op}: `out_type` must be quint8, got {out_type!r}.")
+    if out_type is not q.dtype:
+        _check_out_type(op, out_type, "quint8")
     zero = float_to_quantized(0.0, lo, hi, q.dtype)
     cap = float_to_quantized(top, lo, hi, q.dtype)
     out = q.to(torch.int64).clamp(min=zero).clamp(max=cap)
@@ -174,7 +188,7 @@ def quantized_relu_x(features: Any, max_value: Any, min_features: Any, max_featu
 
 
 def quantized_conv2d(input: Any, filter: Any, min_input: Any, max_input: Any, min_filter: Any,
-                     max_filter: Any, strides: Any, padding: str, out_type: Any = torch.int32,
+                     max_filter: Any, strides: Any, padding: str, out_type: Any = _dtypes.qint32,
                      dilations: Any = (1, 1, 1, 1), name: str | None = None
                      ) -> tuple[Tensor, Tensor, Tensor]:
     """2-D convolution of a quantized NHWC `input` with a quantized `filter` `[height, width,
@@ -186,6 +200,7 @@ def quantized_conv2d(input: Any, filter: Any, min_input: Any, max_input: Any, mi
         A tuple (output, min_output, max_output): output int32 (qint32), the range float32.
     """
     op = "quantized_conv2d"
+    _check_out_type(op, out_type, "qint32")
     x = _quantized(input, op, "input")
     w = _quantized(filter, op, "filter")
     lo_x, hi_x = _scalar(min_input, op, "min_input"), _scalar(max_input, op, "max_input")

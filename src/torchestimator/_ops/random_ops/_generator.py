@@ -17,7 +17,7 @@ from torchestimator._ops.random_ops._samplers import (
     _truncated,
     _uniform,
 )
-from torchestimator._ops.random_ops._seeds import _INT_DTYPES, Tensor, _device, _mix
+from torchestimator._ops.random_ops._seeds import Tensor, _device, _mix
 
 # ----------------------------------------------------------------------------- tf.random.Generator
 
@@ -26,6 +26,9 @@ def _key_counter_seed(key: Any, counter: Any) -> list[int]:
     """The key (a scalar) and the counter (a vector, [2] for Philox) as one flat seed list."""
     return [int(v) for part in (key, counter) for v in np.asarray(part).reshape(-1).tolist()]
 
+
+#: The dtypes `Generator.uniform_full_int` makes (TF's list).
+_FULL_INT_DTYPES = (torch.int32, torch.int64, torch.uint32, torch.uint64)
 
 _ALGORITHM_IDS = {"philox": 1, "threefry": 2, "auto_select": 1}
 
@@ -217,17 +220,23 @@ class Generator:
         return _truncated(shape, mean, stddev, dtype, self._gen(), "Generator.truncated_normal")
 
     def uniform_full_int(
-        self, shape: Any, dtype: Any = torch.int64, name: str | None = None
+        self, shape: Any, dtype: Any = torch.uint64, name: str | None = None
     ) -> Tensor:
-        """Uniform integers covering the whole range of `dtype` (int32 or int64; TF's default
-        uint64 is given as int64, torch having no uint64 arithmetic).
+        """Uniform integers covering the whole range of `dtype` (uint64, the default, uint32,
+        int32 or int64).
 
         Returns:
             A tensor of the specified shape.
         """
-        want = _dtype(dtype, _INT_DTYPES, "Generator.uniform_full_int")
+        want = _dtype(dtype, _FULL_INT_DTYPES, "Generator.uniform_full_int")
         gen = self._gen()
-        return _full_range_int(_shape(shape, "Generator.uniform_full_int"), want, gen, gen.device)
+        shape = _shape(shape, "Generator.uniform_full_int")
+        if want is torch.uint32:
+            return torch.randint(0, 2**32, shape, generator=gen, dtype=torch.int64,
+                                 device=gen.device).to(torch.uint32)
+        if want is torch.uint64:  # the 64 random bits of an int64, read as unsigned
+            return _full_range_int(shape, torch.int64, gen, gen.device).view(torch.uint64)
+        return _full_range_int(shape, want, gen, gen.device)
 
     def binomial(
         self, shape: Any, counts: Any, probs: Any, dtype: Any = torch.int32, name: str | None = None

@@ -67,10 +67,11 @@ _NAMES["placeholder"] = "torchestimator.estimator.export._receivers"
 
 def _resolve(name: str) -> Any:
     """The object `tf.compat.v1.<name>` stands for, or raises AttributeError. In order: a
-    namespace, a name of this package's modules, a TF1 wrapper (`_legacy_ops`: TF1 arguments
-    and names), a TF2 function under its TF1 name (`_renames`), a TF1 protocol buffer
-    (`_protos`), a refused piece of graph machinery (`_refusals`), else the TF2 top-level name
-    (`tf.compat.v1.reduce_sum` is TF1's, `tf.compat.v1.matmul` is `tf.matmul`)."""
+    namespace, a name of this package's modules, a TF1 wrapper (`_sparse_ops`,
+    `_tf1_signatures`, `_legacy_ops`: TF1 arguments and names), a TF2 function under its TF1
+    name (`_renames`), a TF1 protocol buffer (`_protos`), a refused piece of graph machinery
+    (`_refusals`), else the TF2 top-level name (`tf.compat.v1.reduce_sum` is TF1's,
+    `tf.compat.v1.matmul` is `tf.matmul`)."""
     if name in _NAMESPACES:
         return importlib.import_module(_NAMESPACES[name])
     if name in _NAMES:
@@ -88,6 +89,12 @@ def _resolve(name: str) -> Any:
 
     if name in SPARSE_NAMES:  # TF1's sparse_* names with TF1's argument names
         return SPARSE_NAMES[name]
+    from torchestimator.compat.v1 import (
+        _tf1_signatures,  # lazy: heavy (torchestimator.compat.v1._tf1_signatures, 400 ms)
+    )
+
+    if name in _tf1_signatures.NAMES:  # TF1's order and names of TF2 functions' arguments
+        return _tf1_signatures.NAMES[name]
     value = getattr(_legacy_ops, name, None)
     if value is not None and callable(value) and getattr(value, "__module__", "") == _legacy_ops.__name__:
         return value

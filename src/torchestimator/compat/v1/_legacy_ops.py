@@ -170,31 +170,6 @@ def while_loop(cond: Any, body: Any, loop_vars: Any, shape_invariants: Any = Non
     return result
 
 
-def _assertion(fn: Callable) -> Callable:
-    def check(x: Any, y: Any, data: Any = None, summarize: Any = None, message: Any = None,
-              name: str | None = None) -> Any:
-        if data is not None and message is None:
-            message = " ".join(str(d) for d in data)
-        return fn(x, y, message=message, summarize=summarize)
-
-    check.__name__ = fn.__name__
-    check.__doc__ = f"TF1's `{fn.__name__}(x, y, data, summarize, message, name)`."
-    return check
-
-
-assert_equal = _assertion(tf.debugging.assert_equal)
-assert_greater = _assertion(tf.debugging.assert_greater)
-assert_less = _assertion(tf.debugging.assert_less)
-
-
-def assert_rank(x: Any, rank: Any, data: Any = None, summarize: Any = None, message: Any = None,
-                name: str | None = None) -> Any:
-    """TF1's `assert_rank(x, rank, data, summarize, message, name)`."""
-    if data is not None and message is None:
-        message = " ".join(str(d) for d in data)
-    return tf.debugging.assert_rank(x, rank, message=message)
-
-
 def as_dtype(type_value: Any) -> Any:
     """TF1's `as_dtype(type_value)`."""
     return tf.as_dtype(type_value)
@@ -368,8 +343,13 @@ def string_strip(input: Any, name: str | None = None) -> Any:  # noqa: A002
     return tf.strings.strip(input)
 
 
-def string_to_number(string_tensor: Any, out_type: Any = tf.float32, name: str | None = None) -> Any:
-    """TF1's `string_to_number`: `tf.strings.to_number`."""
+def string_to_number(string_tensor: Any = None, out_type: Any = tf.float32, name: str | None = None,
+                     input: Any = None) -> Any:  # noqa: A002
+    """TF1's `string_to_number(string_tensor, out_type, name, input)` (`input` is the new name
+    of `string_tensor`): `tf.strings.to_number`."""
+    string_tensor = _deprecated(input, string_tensor, "input", "string_tensor")
+    if string_tensor is None:
+        raise ValueError("string_to_number: pass `string_tensor` (or `input`).")
     return tf.strings.to_number(string_tensor, out_type=out_type)
 
 
@@ -487,5 +467,4 @@ RENAMED: dict[str, tuple[str, str]] = {
     "reverse_v2": ("", "reverse"),
     "where_v2": ("", "where"),
     "floordiv": ("math", "floordiv"),
-    "string_split": ("strings", "split"),
 }

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -13,13 +12,8 @@ import numpy as np
 import torch
 
 from torchestimator import sparse as _sp
-from torchestimator._sparse_tensor import SparseTensor
+from torchestimator._sparse_tensor import SparseTensor, SparseTensorValue
 from torchestimator.compat.v1._legacy_ops import _deprecated
-
-SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
-SparseTensorValue.__doc__ = "TF1's numpy-side value of a SparseTensor (indices, values, dense_shape)."
-
-
 
 
 def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any:
@@ -76,9 +70,10 @@ def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any,
 
 def sparse_segment(fn: Callable) -> Callable:
     def seg(data: Any, indices: Any, segment_ids: Any, name: str | None = None,
-            num_segments: Any = None) -> torch.Tensor:
-        return fn(data, indices, segment_ids, num_segments)
-    seg.__doc__ = f"TF1 `{fn.__name__}(data, indices, segment_ids, name=None, num_segments=None)`."
+            num_segments: Any = None, sparse_gradient: bool = False) -> torch.Tensor:
+        return fn(data, indices, segment_ids, num_segments, sparse_gradient=sparse_gradient)
+    seg.__doc__ = (f"TF1 `{fn.__name__}(data, indices, segment_ids, name=None, num_segments=None, "
+                   "sparse_gradient=False)` (the gradient is always a dense tensor here).")
     return seg
 
 

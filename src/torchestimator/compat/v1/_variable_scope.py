@@ -216,6 +216,17 @@ class VariableScope:
         with variable_scope(self):
             return get_variable(name, *args, **kwargs)
 
+    def get_collection(self, name: str) -> list:
+        """The items of collection `name` whose name starts with this scope's name (all of them
+        in the top scope, named ''): `tf.compat.v1.get_collection(name, scope)`."""
+        return get_collection(name, re.escape(self._name + "/") if self._name else None)
+
+    def local_variables(self) -> list:
+        """This scope's local variables: the LOCAL_VARIABLES collection (`get_variable(...,
+        collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES])`, `add_to_collection`) filtered by
+        this scope's name."""
+        return self.get_collection(GraphKeys.LOCAL_VARIABLES)
+
     def global_variables(self) -> list:
         """The variables whose name starts with this scope's name."""
         return global_variables(re.escape(self._name + "/") if self._name else None)
@@ -350,8 +361,30 @@ def _get_variable(full: str, shape: Any = None, dtype: Any = None, initializer: 
         initializer = scope.initializer
     if trainable is None:
         trainable = not (collections is not None and "local_variables" in collections)
-    return _get_or_create(
+    variable = _get_or_create(
         full, scope.reuse, wanted_shape, wanted_dtype,
         lambda: _initial_value(full, wanted_shape, value_dtype, initializer), bool(trainable),
         constraint if constraint is not None else scope.constraint,
         regularizer if regularizer is not None else scope.regularizer, validate_shape)
+    _add_to_named_collections(variable, collections)
+    return variable
+
+
+#: The collections `get_collection` reads from the variable store itself.
+_STORE_COLLECTIONS = frozenset((GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES,
+                                GraphKeys.TRAINABLE_VARIABLES,
+                                GraphKeys.TRAINABLE_RESOURCE_VARIABLES))
+
+
+def _add_to_named_collections(variable: torch.Tensor, collections: Any) -> None:
+    """Puts `variable` in each of `get_variable`'s `collections` that the store does not answer
+    itself (LOCAL_VARIABLES, a user's collection), once: in a model_fn the collections last one
+    call, so a variable handed back by a later call joins them again."""
+    if collections is None:
+        return
+    for key in [collections] if isinstance(collections, str) else list(dict.fromkeys(collections)):
+        if key in _STORE_COLLECTIONS:
+            continue
+        items = get_collection_ref(key)
+        if not any(item is variable for item in items):
+            items.append(variable)

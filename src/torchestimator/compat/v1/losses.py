@@ -26,8 +26,16 @@ class Reduction:
 
     @classmethod
     def all(cls) -> tuple:
-        """The known reductions."""
-        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE, cls.SUM_OVER_NONZERO_WEIGHTS)
+        """The known reductions (TF's tuple, which names SUM_BY_NONZERO_WEIGHTS twice, under
+        both of its names)."""
+        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE, cls.SUM_OVER_NONZERO_WEIGHTS,
+                cls.SUM_BY_NONZERO_WEIGHTS)
+
+    @classmethod
+    def validate(cls, key: Any) -> None:
+        """Raises ValueError unless `key` is one of `all()`."""
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key {key}. Key should be one of {cls.all()}.")
 
 
 _ALL = frozenset(Reduction.all())

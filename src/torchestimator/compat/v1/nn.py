@@ -15,6 +15,7 @@ import torch
 
 import torchestimator as tf
 from torchestimator._ops import ctc_ops
+from torchestimator._ops.nn_ops import _losses
 from torchestimator._ops.nn_ops._nn_extras import (  # noqa: F401 (TF1's spellings, issue 32)
     conv2d_backprop_filter,
     conv3d_backprop_filter,
@@ -419,6 +420,59 @@ def ctc_beam_search_decoder(inputs: Any, sequence_length: Any, beam_width: int =
 def ctc_beam_search_decoder_v2(inputs: Any, sequence_length: Any, beam_width: int = 100, top_paths: int = 1) -> Any:
     """TF 2's `tf.nn.ctc_beam_search_decoder` under its TF 1 name."""
     return tf.nn.ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths)
+
+
+def crelu(features: Any, name: str | None = None, axis: int = -1) -> Any:
+    """TF1's `crelu(features, name, axis)`: relu of `features` and of `-features`, concatenated
+    along `axis`."""
+    return tf.nn.crelu(features, axis=axis)
+
+
+def depth_to_space(input: Any, block_size: int, name: str | None = None,  # noqa: A002
+                   data_format: str = "NHWC") -> Any:
+    """TF1's `depth_to_space(input, block_size, name, data_format)`."""
+    return tf.nn.depth_to_space(input, block_size, data_format=data_format)
+
+
+def space_to_depth(input: Any, block_size: int, name: str | None = None,  # noqa: A002
+                   data_format: str = "NHWC") -> Any:
+    """TF1's `space_to_depth(input, block_size, name, data_format)`."""
+    return tf.nn.space_to_depth(input, block_size, data_format=data_format)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels: Any = None, logits: Any = None,
+                                             name: str | None = None) -> Any:
+    """TF1's `sparse_softmax_cross_entropy_with_logits(labels=..., logits=...)` (both required,
+    by keyword in TF1's code)."""
+    if labels is None or logits is None:
+        raise ValueError("Both `labels` and `logits` must be provided for "
+                         f"sparse_softmax_cross_entropy_with_logitsReceived: labels={labels} and "
+                         f"logits={logits}")
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+
+
+def nce_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+             num_classes: int, num_true: int = 1, sampled_values: Any = None,
+             remove_accidental_hits: bool = False, partition_strategy: str = "mod",
+             name: str = "nce_loss") -> Any:
+    """TF1's `nce_loss(..., remove_accidental_hits, partition_strategy, name)`: TF2's
+    `tf.nn.nce_loss`, with a list of `weights` (and `biases`) shards partitioned by
+    `partition_strategy`: 'mod' (TF1's default: id `i` in shard `i % len(shards)`) or 'div'
+    (contiguous blocks, TF2's)."""
+    return _losses._nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                             sampled_values, remove_accidental_hits, partition_strategy)
+
+
+def sampled_softmax_loss(weights: Any, biases: Any, labels: Any, inputs: Any, num_sampled: int,
+                         num_classes: int, num_true: int = 1, sampled_values: Any = None,
+                         remove_accidental_hits: bool = True, partition_strategy: str = "mod",
+                         name: str = "sampled_softmax_loss", seed: Any = None) -> Any:
+    """TF1's `sampled_softmax_loss(..., remove_accidental_hits, partition_strategy, name,
+    seed)`: TF2's `tf.nn.sampled_softmax_loss`, with shards of `weights` (and `biases`)
+    partitioned by `partition_strategy` ('mod', TF1's default, or 'div'; see `nce_loss`)."""
+    return _losses._sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                                         num_true, sampled_values, remove_accidental_hits, seed,
+                                         partition_strategy)
 
 
 def __getattr__(name: str) -> Any:

@@ -85,9 +85,15 @@ class _MergedSummaries:
         return "<merge_all: every summary of the step>"
 
 
-def merge_all(key: Any = None, scope: Any = None, name: Any = None) -> _MergedSummaries:
+def merge_all(key: Any = "summaries", scope: Any = None, name: Any = None) -> _MergedSummaries:
     """Returns the op for all summaries recorded in a model_fn step; pass it as
-    `SummarySaverHook(summary_op=...)`."""
+    `SummarySaverHook(summary_op=...)`. `key` is the collection of summaries: only TF's
+    default, `tf.compat.v1.GraphKeys.SUMMARIES` ('summaries'), where every summary goes."""
+    if key is not None and key != "summaries":
+        raise NotImplementedError(
+            f"merge_all(key={key!r}): summaries are not kept in graph collections here; every "
+            "summary of the step is in the default key 'summaries' (tf.compat.v1.GraphKeys."
+            "SUMMARIES). Pass that key, or merge([...]) the summaries you want.")
     return _MergedSummaries()
 
 
@@ -127,7 +133,7 @@ class FileWriter:
     (`tf.compat.v1.summary.FileWriter`). `graph` (a `GraphDef`) is written when given."""
 
     def __init__(self, logdir: str, graph: Any = None, max_queue: int = 10, flush_secs: float = 120,
-                 filename_suffix: str | None = None, session: Any = None, graph_def: Any = None):
+                 graph_def: Any = None, filename_suffix: str | None = None, session: Any = None):
         from torchestimator._engine.summary import (  # lazy: heavy (torchestimator._engine.summary, 205 ms)
             SummaryWriter,
         )

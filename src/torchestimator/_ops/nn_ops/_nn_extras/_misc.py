@@ -84,6 +84,8 @@ def space_to_batch_v1(input: Any, paddings: Any, block_size: Any = None,
     Returns:
         A 4-D tensor of `input`'s dtype.
     """
+    if block_size is not None and block_shape is not None:
+        raise ValueError("Cannot specify both 'block_size' and 'block_shape'.")
     if block_size is None:
         block_size = block_shape
     if block_size is None:
