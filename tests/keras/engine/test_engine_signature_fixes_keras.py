@@ -33,14 +33,6 @@ def test_add_loss_in_call_feeds_the_training_loss():
     assert model.evaluate(x, y, verbose=0) == pytest.approx(3.0)
 
 
-def test_add_loss_refuses_a_functional_graph_loss_rather_than_dropping_it():
-    inputs = tf.keras.Input((3,))
-    hidden = tf.keras.layers.Dense(2)(inputs)
-    model = tf.keras.Model(inputs, hidden)
-    with pytest.raises(NotImplementedError, match="symbolic tensor"):
-        model.add_loss(tf.reduce_mean(hidden))
-
-
 # ---------------------------------------------------------------- Input / InputLayer
 def test_input_type_spec_is_tf_position_7_and_gives_shape_dtype_and_name():
     assert list(inspect.signature(tf.keras.Input).parameters)[7] == "type_spec"

@@ -15,6 +15,7 @@ default names (`dense_3`), which Keras' own files keep using (`keras_state_dict`
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,8 @@ class Functional(Model):
     """
 
     _is_graph_network = True
+
+    _extra_slots: tuple = ()  # (slot, 'loss' | 'metric', name) of add_loss/add_metric tensors
 
     def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True,
                  **kwargs: Any):
@@ -110,7 +113,9 @@ class Functional(Model):
         slots = _SlotNumbers()
         self._input_slots = [slots.of(t) for t in self._input_tensors]
         plan = []
-        for n in self._nodes:
+        extras = self.__dict__.get("_graph_extras", [])
+        extra_nodes = self.__dict__.get("_extra_nodes", [])
+        for n in [*self._nodes, *extra_nodes]:
             single = (
                 slots.of(n.call_args[0])
                 if len(n.call_args) == 1 and not n.call_kwargs
@@ -120,6 +125,7 @@ class Functional(Model):
             kwargs = slots.template(n.call_kwargs)
             plan.append((n.layer, args, kwargs, [slots.of(t) for t in n.output_tensors], single))
         self._output_slots = [slots.of(t) for t in self._output_tensors]
+        self._extra_slots = [(slots.of(t), kind, name) for t, kind, name in extras]
         self._plan = plan
         self._slot_count = len(slots)
 
@@ -256,8 +262,86 @@ class Functional(Model):
         for slot, value in zip(self._input_slots, flat):
             values[slot] = value
         self._run_plan(values)
+        if self._extra_slots:
+            self._add_extras(values)
         outputs = [values[slot] for slot in self._output_slots]
         return nest.pack_sequence_as(self._nested_outputs, outputs)
+
+    # ------------------------------------------------------------------ symbolic losses
+    def add_loss(self, losses: Any, **kwargs: Any) -> None:
+        """As `Layer.add_loss`. A symbolic tensor of the model's graph (computed from its
+        inputs: `model.add_loss(tf.reduce_mean(hidden))`) becomes part of the model, computed
+        and added to `model.losses` at every call, as TF's functional models do."""
+        flat = nest.flatten(losses)
+        symbolic = [v for v in flat if isinstance(v, KerasTensor)]
+        if not symbolic:
+            super().add_loss(losses, **kwargs)
+            return
+        kwargs.pop("inputs", None)
+        if kwargs:
+            raise TypeError(f"Unknown keyword arguments: {kwargs.keys()}")
+        self._add_graph_extras([(t, "loss", None) for t in symbolic])
+        rest = [v for v in flat if not isinstance(v, KerasTensor)]
+        if rest:
+            super().add_loss(rest)
+
+    def add_metric(self, value: Any, name: str | None = None, **kwargs: Any) -> None:
+        """As `Layer.add_metric`. A symbolic tensor of the model's graph becomes a metric of
+        the model (a `Mean` named `name`), updated at every call, as TF's functional models
+        do; `fit` and `evaluate` report it."""
+        if not isinstance(value, KerasTensor):
+            super().add_metric(value, name, **kwargs)
+            return
+        keys = list(kwargs)
+        if len(keys) > 1 or (len(keys) == 1 and keys[0] != "aggregation"):
+            raise TypeError(f"Unknown keyword arguments: {kwargs.keys()}. Expected `aggregation`.")
+        if name is None:
+            raise ValueError(
+                "Please provide a name for your metric like `self.add_metric(tf.reduce_sum(inputs), "
+                "name='mean_activation')`"
+            )
+        self._add_graph_extras([(value, "metric", name)])
+
+    def _add_graph_extras(self, extras: list) -> None:
+        """Makes the nodes that compute the symbolic `extras` ((tensor, 'loss' | 'metric',
+        name)) part of every call, after the outputs' nodes; their layers' weights become the
+        model's."""
+        every = [*self.__dict__.get("_graph_extras", []), *extras]
+        tensors = [t for t, _, _ in every]
+        try:
+            nodes = _topological_nodes(self._input_tensors, [*self._output_tensors, *tensors])
+        except ValueError as error:
+            raise ValueError(
+                f"Model {self.name!r}: add_loss/add_metric takes a tensor computed from the "
+                f"model's inputs; {error}"
+            ) from None
+        known = {id(n) for n in self._nodes}
+        extra_nodes = [n for n in nodes if id(n) not in known]
+        graph_layers = {id(layer) for layer in self._graph_layers}
+        new_layers = []
+        for n in extra_nodes:
+            if id(n.layer) not in graph_layers and all(n.layer is not x for x in new_layers):
+                new_layers.append(n.layer)
+        self.__dict__["_graph_extras"] = every
+        self.__dict__["_extra_nodes"] = extra_nodes
+        self.__dict__["_extra_layer_ids"] = {
+            *self.__dict__.get("_extra_layer_ids", ()), *(id(layer) for layer in new_layers)}
+        self._graph_layers = [*self._graph_layers, *new_layers]  # model.layers, as TF's
+        register_children(self, new_layers, [None] * len(new_layers))
+        self._single_io = False  # calls take the path that adds the extras
+        self._make_plan()
+
+    def _add_extras(self, values: list) -> None:
+        """Adds the values of the symbolic losses and metrics of this call (a concrete call:
+        a symbolic one, nesting this model in another, leaves them to the concrete calls)."""
+        for slot, kind, name in self._extra_slots:
+            value = values[slot]
+            if isinstance(value, KerasTensor) or getattr(value, "is_meta", False):
+                continue
+            if kind == "loss":
+                super().add_loss(value)
+            else:
+                super().add_metric(value, name=name)
 
     def _run_plan(self, values: list) -> None:
         """Runs the graph's nodes in order; `values[slot]` holds each symbolic tensor's value."""
@@ -279,7 +363,15 @@ class Functional(Model):
 
     # ------------------------------------------------------------------ config
     def get_config(self) -> dict:
-        """Returns the graph as Keras' functional config: layers with inbound nodes, input/output layers."""
+        """Returns the graph as Keras' functional config: layers with inbound nodes, input/output layers.
+        Losses and metrics added as symbolic tensors (`add_loss`, `add_metric`) are not in it
+        (a warning says so): add them again to the model made from the config."""
+        if self.__dict__.get("_graph_extras"):
+            warnings.warn(
+                f"Model {self.name!r}: the losses and metrics added with add_loss/add_metric on "
+                "symbolic tensors are not part of its config or of a saved model; call "
+                "add_loss/add_metric again on the model that is loaded or rebuilt.",
+                UserWarning, stacklevel=2)
         node_ids = {id(n) for n in self._nodes}
         for t in self._input_tensors:
             node_ids.add(id(t._keras_history.layer._inbound_nodes[t._keras_history.node_index]))
@@ -299,7 +391,10 @@ class Functional(Model):
             return serialize_keras_object(value)
 
         layer_configs = []
+        extra_layers = self.__dict__.get("_extra_layer_ids", ())
         for layer in self._graph_layers:
+            if id(layer) in extra_layers:
+                continue
             inbound = [
                 {"args": encode(list(n.call_args)), "kwargs": encode(n.call_kwargs)}
                 for n in layer._inbound_nodes
