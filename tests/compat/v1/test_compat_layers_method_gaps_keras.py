@@ -68,3 +68,12 @@ def test_tf1_add_metric():
         Bad()(tf.ones(2))
     with pytest.raises(ValueError, match="We currently support only `mean` sample-wise metric"):
         Reporting().add_metric(tf.ones(()), aggregation="sum", name="y")
+
+
+def test_tf1_apply_calls_the_layer_and_torch_apply_still_visits_submodules():
+    layer = tf.compat.v1.layers.Dense(2, kernel_initializer="ones")
+    out = layer.apply(np.ones((1, 3), np.float32))  # TF 2.15.1 printed [[3. 3.]]
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 3.0]])
+    visited = []
+    assert layer.apply(visited.append) is layer  # torch's Module.apply(fn)
+    assert visited and visited[-1] is layer

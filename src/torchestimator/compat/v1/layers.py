@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from torchestimator._engine.object_scope import _plain_construct, _same_value
@@ -102,6 +103,15 @@ class Layer(_KerasLayer):
         return [value for layer in layers if layer._activity_losses
                 and layer._activity_losses[0] == _CONTEXT.generation
                 for value in layer._activity_losses[1]]
+
+    def apply(self, *args: Any, **kwargs: Any) -> Any:
+        """TF1's `layer.apply(inputs, *args, **kwargs)`: the same as calling the layer. torch's
+        `Module.apply(fn)` (a function run on every submodule, as in
+        `model.apply(init_weights)`) still runs when given one function and nothing else."""
+        if (len(args) == 1 and not kwargs and callable(args[0])
+                and not isinstance(args[0], (torch.Tensor, np.ndarray))):
+            return torch.nn.Module.apply(self, args[0])
+        return self(*args, **kwargs)
 
     def get_updates_for(self, inputs: Any) -> list:
         """The update ops of the layer for `inputs`: none here, where updates (BatchNorm's
