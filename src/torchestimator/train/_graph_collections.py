@@ -26,14 +26,22 @@ def _filtered(variables: list[tuple[str, torch.Tensor]], scope: str | None) -> l
 
 def global_variables(scope: str | None = None) -> list[torch.Tensor]:
     """Every variable model_fn created so far (layer weights, `get_variable`, `tf.Variable`);
-    outside a model_fn, those of `get_variable` and `tf.compat.v1.layers`. `scope` filters the
-    names with `re.match`."""
-    return _filtered(_store().variables(), scope)
+    outside a model_fn, those of `get_variable` and `tf.compat.v1.layers`; not those
+    `get_variable(collections=...)` kept out of GLOBAL_VARIABLES (local variables). `scope`
+    filters the names with `re.match`."""
+    return [v for v in _filtered(_store().variables(), scope) if getattr(v, "_tf1_global", True)]
+
+
+def local_variables(scope: str | None = None) -> list[torch.Tensor]:
+    """TF1's LOCAL_VARIABLES collection: the variables `get_variable(collections=[
+    tf.compat.v1.GraphKeys.LOCAL_VARIABLES])` created (names filtered by `scope`)."""
+    return get_collection(GraphKeys.LOCAL_VARIABLES, scope)
 
 
 def trainable_variables(scope: str | None = None) -> list[torch.Tensor]:
-    """The trainable variables among `global_variables(scope)`."""
-    return [v for v in global_variables(scope) if _is_trainable(v)]
+    """The trainable variables among the store's, local ones included (TF1's
+    TRAINABLE_VARIABLES collection, which `trainable=True` fills whatever `collections`)."""
+    return [v for v in _filtered(_store().variables(), scope) if _is_trainable(v)]
 
 
 def _is_trainable(v: torch.Tensor) -> bool:

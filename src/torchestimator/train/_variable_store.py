@@ -259,13 +259,24 @@ def _value_getter(name: str, shape: Any = None, dtype: Any = None, initializer: 
         value = initializer(shape, dtype=dtype) if callable(initializer) else initializer
         return torch.as_tensor(value, dtype=dtype).detach().clone()
 
-    if trainable is None:
-        trainable = not (collections is not None and "local_variables" in collections)
-    return _get_or_create(
-        name, None if scope is None else scope.reuse, shape, dtype, initial_value, trainable,
+    variable = _get_or_create(
+        name, None if scope is None else scope.reuse, shape, dtype, initial_value,
+        True if trainable is None else trainable,
         constraint if constraint is not None else (None if scope is None else scope.constraint),
         regularizer if regularizer is not None else (None if scope is None else scope.regularizer),
         validate_shape)
+    mark_global(variable, collections)
+    return variable
+
+
+def mark_global(variable: torch.Tensor, collections: Any) -> None:
+    """Records whether `get_variable(collections=...)` put `variable` in GLOBAL_VARIABLES (the
+    default, `collections=None`), which `global_variables()` lists; a variable created with
+    `collections=[LOCAL_VARIABLES]` is local only, as in TF."""
+    if collections is None:
+        return
+    keys = [collections] if isinstance(collections, str) else list(collections)
+    variable._tf1_global = "variables" in keys
 
 
 def create_variable(name: str, initial: torch.Tensor, trainable: bool) -> Variable:

@@ -31,8 +31,8 @@ _NAMES = {
     name: _VARIABLE_SCOPE
     for name in (
         "AUTO_REUSE", "VariableScope", "get_variable", "variable_scope", "get_variable_scope",
-        "trainable_variables", "global_variables", "reset_default_graph", "GraphKeys",
-        "get_collection", "get_collection_ref", "add_to_collection", "add_to_collections",
+        "trainable_variables", "global_variables", "local_variables", "reset_default_graph",
+        "GraphKeys", "get_collection", "get_collection_ref", "add_to_collection", "add_to_collections",
         "constant_initializer",
         "glorot_normal_initializer", "glorot_uniform_initializer", "ones_initializer",
         "orthogonal_initializer", "random_normal_initializer", "random_uniform_initializer",

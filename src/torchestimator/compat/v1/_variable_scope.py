@@ -58,6 +58,7 @@ from torchestimator.train._graph_collections import (  # noqa: F401 (re-exported
     get_collection,
     get_collection_ref,
     global_variables,
+    local_variables,
     regularization_losses,
     trainable_variables,
 )
@@ -73,6 +74,7 @@ from torchestimator.train._variable_store import (  # noqa: F401 (re-exported)
     _ReuseMode,
     _Store,
     _store,
+    mark_global,
     reset_default_graph,
 )
 
@@ -84,6 +86,7 @@ __all__ = [
     "get_variable_scope",
     "trainable_variables",
     "global_variables",
+    "local_variables",
     "reset_default_graph",
     "GraphKeys",
     "get_collection",
@@ -360,13 +363,14 @@ def _get_variable(full: str, shape: Any = None, dtype: Any = None, initializer: 
     if initializer is None:
         initializer = scope.initializer
     if trainable is None:
-        trainable = not (collections is not None and "local_variables" in collections)
+        trainable = True  # TF's default, in LOCAL_VARIABLES too (get_local_variable says False)
     variable = _get_or_create(
         full, scope.reuse, wanted_shape, wanted_dtype,
         lambda: _initial_value(full, wanted_shape, value_dtype, initializer), bool(trainable),
         constraint if constraint is not None else scope.constraint,
         regularizer if regularizer is not None else scope.regularizer, validate_shape)
     _add_to_named_collections(variable, collections)
+    mark_global(variable, collections)
     return variable
 
 
