@@ -56,7 +56,7 @@ class Layer(_KerasLayer):
     inputs: the losses that depend on no input are the weight regularizers', those that do
     the activity regularizer's and `add_loss`'s of the layer's latest call."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
+    _builtin_registration = False  # Keras configs of these layers (and subclasses) load as Keras'
 
     def add_metric(self, value: Any, aggregation: str | None = None, name: str | None = None) -> None:
         """Adds a metric tensor to the layer in its `call()`, as TF1's layers: `aggregation=None`
@@ -130,8 +130,6 @@ class _ScopeDefaults(Layer):
     variable scope's initializer (else glorot-uniform) and a regularizer given as None the
     scope's regularizer, of the scope the layer is built in (its first call), as TF1's
     `tf.compat.v1.get_variable` resolves them."""
-
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
     def _scope_defaults(self, initializers_given: dict[str, Any],
                         regularizers_given: dict[str, Any]) -> None:
@@ -367,95 +365,56 @@ class SeparableConv2D(_ScopeDefaults, _layers.SeparableConv2D):
              "pointwise_regularizer": pointwise_regularizer, "bias_regularizer": bias_regularizer})
 
 
-class AveragePooling1D(Layer, _layers.AveragePooling1D):
+class _Pooling(Layer):
+    """TF1's arguments of the pooling layers: `pool_size` and `strides` required,
+    `data_format='channels_last'`."""
+
+    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
+                 data_format: str = "channels_last", name: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
+                         data_format=data_format, name=name, **kwargs)
+
+
+class AveragePooling1D(_Pooling, _layers.AveragePooling1D):
     """Average pooling layer class for 1D inputs (`tf.compat.v1.layers.AveragePooling1D`): Keras'
     `AveragePooling1D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
-
-
-class AveragePooling2D(Layer, _layers.AveragePooling2D):
+class AveragePooling2D(_Pooling, _layers.AveragePooling2D):
     """Average pooling layer class for 2D inputs (`tf.compat.v1.layers.AveragePooling2D`): Keras'
     `AveragePooling2D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
-
-
-class AveragePooling3D(Layer, _layers.AveragePooling3D):
+class AveragePooling3D(_Pooling, _layers.AveragePooling3D):
     """Average pooling layer class for 3D inputs (`tf.compat.v1.layers.AveragePooling3D`): Keras'
     `AveragePooling3D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
-
-
-class MaxPooling1D(Layer, _layers.MaxPooling1D):
+class MaxPooling1D(_Pooling, _layers.MaxPooling1D):
     """Max pooling layer class for 1D inputs (`tf.compat.v1.layers.MaxPooling1D`): Keras'
     `MaxPooling1D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
-
-
-class MaxPooling2D(Layer, _layers.MaxPooling2D):
+class MaxPooling2D(_Pooling, _layers.MaxPooling2D):
     """Max pooling layer class for 2D inputs (`tf.compat.v1.layers.MaxPooling2D`): Keras'
     `MaxPooling2D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
 
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
 
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
-
-
-class MaxPooling3D(Layer, _layers.MaxPooling3D):
+class MaxPooling3D(_Pooling, _layers.MaxPooling3D):
     """Max pooling layer class for 3D inputs (`tf.compat.v1.layers.MaxPooling3D`): Keras'
     `MaxPooling3D` with TF1's arguments (`pool_size` and `strides` required,
     `data_format='channels_last'`)."""
-
-    _builtin_registration = False  # Keras configs of these layers load as the Keras layers
-
-    def __init__(self, pool_size: Any, strides: Any, padding: str = "valid",
-                 data_format: str = "channels_last", name: str | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name, **kwargs)
 
 
 class Dropout(Layer, _layers.Dropout):
     """Dropout layer class (`tf.compat.v1.layers.Dropout`): Keras' `Dropout` with TF1's
     defaults, `rate=0.5` and, when called, `training=False` (pass `training=True` to drop)."""
-
-    _builtin_registration = False
 
     def __init__(self, rate: float = 0.5, noise_shape: Any = None, seed: int | None = None,
                  name: str | None = None, **kwargs: Any) -> None:
@@ -472,8 +431,6 @@ class BatchNormalization(Layer, _layers.BatchNormalization):
     `training=True` to normalize by the batch and update the moving statistics). `renorm`,
     `virtual_batch_size` and `adjustment` are not supported: anything but their defaults
     raises ValueError."""
-
-    _builtin_registration = False
 
     def __init__(self, axis: Any = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
