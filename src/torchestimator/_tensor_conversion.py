@@ -130,7 +130,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         hint = _dtypes.as_dtype(dtype_hint)
         if hint is not _dtypes.string and _hint_fits(value, hint):
             want = hint
-    if isinstance(value, _PY_SCALARS):
+    if isinstance(value, _PY_SCALARS) and not isinstance(value, np.generic):
         if want is None:
             want = _python_dtype(value)
         else:
