@@ -65,7 +65,7 @@ def _parameters(func, drop_first: bool) -> list[inspect.Parameter] | None:
 
 def _plain(value):
     """Our default as the fixture writes TF's: a dtype as 'dtype:<name>', a tuple as a list."""
-    if isinstance(value, torch.dtype) or value is _dtypes.string:
+    if isinstance(value, (torch.dtype, _dtypes.ExtraDType)) or value is _dtypes.string:
         return f"dtype:{_dtypes.dtype_name(value)}"
     if isinstance(value, tuple):
         return list(value)
