@@ -86,3 +86,24 @@ def flat_state_sizes(state_size: Any) -> list[int]:
             out.extend(flat_state_sizes(s))
         return out
     return [int(state_size)]
+
+
+def split_call_inputs(layer: Any, inputs: Any, initial_state: Any, constants: Any) -> tuple:
+    """(inputs, initial_state, constants) of a recurrent layer's call, as TF's: a list input
+    is `[inputs, *initial_states, *constants]` (the last `layer._num_constants`, as set by an
+    earlier call's `constants=` or the config); `constants=` sets that count."""
+    if isinstance(constants, torch.Tensor):
+        constants = [constants]
+    if constants is not None:
+        constants = list(constants)
+        layer._num_constants = len(constants)
+    if isinstance(inputs, (list, tuple)):
+        n = layer._num_constants
+        rest = list(inputs[1:])
+        if n and constants is None and len(rest) >= n:
+            constants = rest[len(rest) - n:]
+            rest = rest[:len(rest) - n]
+        if initial_state is None and rest:
+            initial_state = rest
+        inputs = inputs[0]
+    return inputs, initial_state, constants

@@ -294,20 +294,8 @@ class RNN(Layer):
         `[inputs, *initial_states, *constants]` (the last `num_constants`, as set by an earlier
         call's `constants=` or the config); `constants=` sets that count. Raises ValueError
         when there are constants and the cell's `call` does not take them."""
-        if isinstance(constants, torch.Tensor):
-            constants = [constants]
-        if constants is not None:
-            constants = list(constants)
-            self._num_constants = len(constants)
-        if isinstance(inputs, (list, tuple)):
-            n = self._num_constants
-            rest = list(inputs[1:])
-            if n and constants is None and len(rest) >= n:
-                constants = rest[len(rest) - n:]
-                rest = rest[:len(rest) - n]
-            if initial_state is None and rest:
-                initial_state = rest
-            inputs = inputs[0]
+        inputs, initial_state, constants = _utils.split_call_inputs(
+            self, inputs, initial_state, constants)
         if constants is not None:
             call = getattr(self.cell, "call", None)
             try:

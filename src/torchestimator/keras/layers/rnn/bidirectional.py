@@ -167,20 +167,8 @@ class Bidirectional(Layer):
         constants: Any = None,
     ) -> Any:
         """Runs both directions and merges them; returns the output (and the states)."""
-        if isinstance(constants, torch.Tensor):
-            constants = [constants]
-        if constants is not None:
-            constants = list(constants)
-            self._num_constants = len(constants)
-        if isinstance(inputs, (list, tuple)):
-            rest = list(inputs[1:])
-            n = self._num_constants
-            if n and constants is None and len(rest) >= n:
-                constants = rest[len(rest) - n:]
-                rest = rest[:len(rest) - n]
-            if initial_state is None and rest:
-                initial_state = rest
-            inputs = inputs[0]
+        inputs, initial_state, constants = _utils.split_call_inputs(
+            self, inputs, initial_state, constants)
         forward_state = backward_state = None
         if initial_state is not None:
             half = len(initial_state) // 2
